@@ -1,0 +1,313 @@
+//! What every parser starts from: the loaded bytes split into records, and small JSON helpers.
+//!
+//! Owns: JSONL splitting (with byte ranges and malformed-line reports), whole-document JSON,
+//! zip detection, and typed accessors over `serde_json::Value`. It knows no format.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{spans, LoadError};
+use crate::session::{Skipped, Usage};
+
+/// One JSONL line that parsed.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// 0-based line number.
+    pub index: usize,
+    pub range: Range<usize>,
+    pub value: Value,
+}
+
+/// A borrowed record: a JSONL line or an item of a JSON array, with its source position.
+#[derive(Debug, Clone, Copy)]
+pub struct Item<'a> {
+    /// 0-based line number (JSONL) or array index (JSON).
+    pub index: usize,
+    pub range: Option<(usize, usize)>,
+    pub value: &'a Value,
+}
+
+impl Item<'_> {
+    pub fn range(&self) -> Option<Range<usize>> {
+        self.range.map(|(a, b)| a..b)
+    }
+}
+
+/// The shape of the loaded bytes.
+#[derive(Debug)]
+pub enum Doc {
+    /// JSON Lines (one record per line; a one-line file is one record).
+    Lines(Vec<Record>),
+    /// One JSON document spanning several lines.
+    Json(Value),
+    /// A zip archive (inspect_ai `.eval`).
+    Zip,
+}
+
+/// A source read into memory and split, before any format is applied.
+#[derive(Debug)]
+pub struct Loaded {
+    pub buffer: Arc<Vec<u8>>,
+    pub path: Option<PathBuf>,
+    /// The name errors and reports use for this source.
+    pub shown: String,
+    pub doc: Doc,
+    /// Lines that were not valid JSON (JSONL only).
+    pub skipped: Vec<Skipped>,
+    /// Where the content starts (after a byte-order mark).
+    pub start: usize,
+}
+
+impl Loaded {
+    pub fn new(bytes: Vec<u8>, path: Option<PathBuf>, shown: &str) -> Result<Loaded, LoadError> {
+        let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let mut loaded = Loaded {
+            buffer: Arc::new(bytes),
+            path,
+            shown: shown.to_string(),
+            doc: Doc::Zip,
+            skipped: Vec::new(),
+            start,
+        };
+        let body = &loaded.buffer[start..];
+        if body.starts_with(b"PK\x03\x04") {
+            return Ok(loaded);
+        }
+        if body.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(LoadError::not_session(shown, "the file is empty"));
+        }
+        loaded.doc = split(&loaded.buffer, start, shown, &mut loaded.skipped)?;
+        Ok(loaded)
+    }
+
+    /// Number of records read (lines, or items of the top-level array).
+    pub fn record_count(&self) -> usize {
+        match &self.doc {
+            Doc::Lines(lines) => lines.len() + self.skipped.len(),
+            Doc::Json(Value::Array(items)) => items.len(),
+            Doc::Json(_) => 1,
+            Doc::Zip => 0,
+        }
+    }
+
+    /// The JSONL lines as items (empty for a multi-line JSON document).
+    pub fn lines(&self) -> Vec<Item<'_>> {
+        match &self.doc {
+            Doc::Lines(lines) => lines
+                .iter()
+                .map(|r| Item {
+                    index: r.index,
+                    range: Some((r.range.start, r.range.end)),
+                    value: &r.value,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The whole document as one JSON value: the document itself, or the only line of a
+    /// one-line file.
+    pub fn document(&self) -> Option<&Value> {
+        match &self.doc {
+            Doc::Json(v) => Some(v),
+            Doc::Lines(lines) if lines.len() == 1 => Some(&lines[0].value),
+            _ => None,
+        }
+    }
+
+    /// Byte range of the whole document (`document()`).
+    fn document_range(&self) -> Option<Range<usize>> {
+        match &self.doc {
+            Doc::Json(_) => Some(self.start..self.buffer.len()),
+            Doc::Lines(lines) if lines.len() == 1 => Some(lines[0].range.clone()),
+            _ => None,
+        }
+    }
+
+    /// The items of the array found at `path` (object keys) inside the document, each with its
+    /// byte range. An empty path means the document itself is the array.
+    pub fn items(&self, path: &[&str]) -> Vec<Item<'_>> {
+        let Some(mut value) = self.document() else {
+            return Vec::new();
+        };
+        for key in path {
+            match value.get(key) {
+                Some(v) => value = v,
+                None => return Vec::new(),
+            }
+        }
+        let Some(array) = value.as_array() else {
+            return Vec::new();
+        };
+        let ranges = self
+            .document_range()
+            .and_then(|doc| spans::array_items(&self.buffer, doc, path))
+            .filter(|r| r.len() == array.len());
+        array
+            .iter()
+            .enumerate()
+            .map(|(index, value)| Item {
+                index,
+                range: ranges.as_ref().map(|r| (r[index].start, r[index].end)),
+                value,
+            })
+            .collect()
+    }
+}
+
+/// Splits the bytes into JSONL records, or parses them as one JSON document.
+fn split(
+    buffer: &[u8],
+    start: usize,
+    shown: &str,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Doc, LoadError> {
+    let body = &buffer[start..];
+    let first_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
+    let first_line = trim_line(&body[..first_end]);
+    let rest_empty = body[first_end..].iter().all(|b| b.is_ascii_whitespace());
+    let first_parses = !first_line.is_empty()
+        && first_line[0] == b'{'
+        && serde_json::from_slice::<Value>(first_line).is_ok();
+    if !first_parses || rest_empty {
+        match serde_json::from_slice::<Value>(body) {
+            Ok(value) if rest_empty && first_parses => {
+                let end = start + first_end;
+                return Ok(Doc::Lines(vec![Record {
+                    index: 0,
+                    range: start..trimmed_end(buffer, start, end),
+                    value,
+                }]));
+            }
+            Ok(value) => return Ok(Doc::Json(value)),
+            Err(whole) => {
+                let lines = split_lines(buffer, start, skipped);
+                if lines.is_empty() {
+                    skipped.clear();
+                    return Err(LoadError::Malformed {
+                        path: shown.to_string(),
+                        line: whole.line(),
+                        what: format!("expected JSON or JSON Lines: {whole}"),
+                    });
+                }
+                return Ok(Doc::Lines(lines));
+            }
+        }
+    }
+    Ok(Doc::Lines(split_lines(buffer, start, skipped)))
+}
+
+/// Parses every non-empty line; lines that are not JSON objects or arrays are reported.
+fn split_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Vec<Record> {
+    let mut records = Vec::new();
+    let mut pos = start;
+    let mut number = 0usize;
+    while pos < buffer.len() {
+        let end = buffer[pos..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(buffer.len(), |i| pos + i);
+        let last = end == buffer.len();
+        let line = trim_line(&buffer[pos..end]);
+        if !line.is_empty() {
+            match serde_json::from_slice::<Value>(line) {
+                Ok(value) if value.is_object() || value.is_array() => records.push(Record {
+                    index: number,
+                    range: pos..trimmed_end(buffer, pos, end),
+                    value,
+                }),
+                Ok(_) => skipped.push(Skipped {
+                    line: number + 1,
+                    reason: "expected a JSON object, found a bare value".to_string(),
+                }),
+                Err(e) => skipped.push(Skipped {
+                    line: number + 1,
+                    reason: if last && e.is_eof() {
+                        "truncated last line (incomplete JSON)".to_string()
+                    } else {
+                        format!("invalid JSON: {e}")
+                    },
+                }),
+            }
+        }
+        number += 1;
+        pos = end + 1;
+    }
+    records
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && line[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+fn trimmed_end(buffer: &[u8], start: usize, end: usize) -> usize {
+    start + trim_line(&buffer[start..end]).len()
+}
+
+// ---- typed accessors -------------------------------------------------------------------------
+
+/// `v[key]` as a string.
+pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)?.as_str()
+}
+
+/// `v[key]` as an unsigned integer (floats that are whole numbers accepted).
+pub fn u64_at(v: &Value, key: &str) -> Option<u64> {
+    let x = v.get(key)?;
+    x.as_u64()
+        .or_else(|| x.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+}
+
+/// The compact JSON text of a value, as an API would send it.
+pub fn to_json(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Arguments as the JSON string sent: a string value is kept as is, anything else serialised.
+pub fn arguments_text(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => to_json(other),
+    }
+}
+
+/// Usage in OpenAI style (input includes cache): reads the given field names.
+pub fn usage_from(
+    v: &Value,
+    input: &str,
+    output: &str,
+    cache_read: &[&str],
+    input_includes_cache: bool,
+) -> Option<Usage> {
+    let input_n = u64_at(v, input);
+    let output_n = u64_at(v, output);
+    if input_n.is_none() && output_n.is_none() {
+        return None;
+    }
+    let cache = cache_read.iter().find_map(|path| {
+        let mut cur = v;
+        for key in path.split('.') {
+            cur = cur.get(key)?;
+        }
+        cur.as_u64()
+    });
+    Some(Usage {
+        input: input_n,
+        output: output_n,
+        cache_read: cache,
+        input_includes_cache,
+        ..Usage::default()
+    })
+}

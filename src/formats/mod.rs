@@ -1,0 +1,132 @@
+//! Reading sessions: detection, and one parser per format.
+//!
+//! Owns: turning bytes on disk (a file, a directory, stdin) into a `Session`. Each format's file
+//! knows its own quirks and nothing else; `detect` decides which one applies from the content,
+//! never from the file name. Nothing here counts tokens or knows about compaction or terminals.
+
+pub mod common;
+pub mod detect;
+pub mod image;
+pub mod spans;
+
+mod agent_framework;
+mod anthropic;
+mod claude_code;
+mod codex;
+mod gemini_cli;
+mod inspect_ai;
+mod langchain;
+mod openai_chat;
+mod openai_responses;
+mod openhands;
+mod openhands_v0;
+mod pydantic_ai;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::session::{Format, Session};
+pub use common::{Doc, Loaded, Record};
+
+/// Why a source could not be loaded. Each message names the file, and the line where one applies.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a session file: {why}")]
+    NotASession { path: String, why: String },
+    #[error("{path}:{line}: {what}")]
+    Malformed {
+        path: String,
+        line: usize,
+        what: String,
+    },
+}
+
+impl LoadError {
+    pub fn not_session(path: &str, why: impl Into<String>) -> LoadError {
+        LoadError::NotASession {
+            path: path.to_string(),
+            why: why.into(),
+        }
+    }
+}
+
+/// Loads a session from a file or directory, detecting its format unless `from` is given.
+pub fn load_path(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
+    let shown = path.display().to_string();
+    let meta = fs::metadata(path).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    if meta.is_dir() {
+        return load_dir(path, from);
+    }
+    let bytes = fs::read(path).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    load_bytes(bytes, Some(path.to_path_buf()), &shown, from)
+}
+
+/// Loads a session from bytes already read (stdin, a test). `path` lets a format find files
+/// beside the session (Claude Code subagents).
+pub fn load_bytes(
+    bytes: Vec<u8>,
+    path: Option<PathBuf>,
+    shown: &str,
+    from: Option<Format>,
+) -> Result<Session, LoadError> {
+    let loaded = Loaded::new(bytes, path, shown)?;
+    let format = match from {
+        Some(f) => f,
+        None => detect::detect(&loaded)?,
+    };
+    parse(format, &loaded)
+}
+
+fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
+    let shown = path.display().to_string();
+    if from.is_none() || from == Some(Format::OpenHands) {
+        if let Some(session) = openhands::load_dir(path)? {
+            return Ok(session);
+        }
+    }
+    Err(LoadError::not_session(
+        &shown,
+        "a directory, but not an OpenHands conversation (no events/ or base_state.json); give a session file",
+    ))
+}
+
+/// Parses already-loaded bytes as the given format.
+pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
+    let mut session = match format {
+        Format::ClaudeCode => claude_code::parse(loaded),
+        Format::Codex => codex::parse(loaded),
+        Format::OpenHands => openhands::parse(loaded),
+        Format::OpenHandsV0 => openhands_v0::parse(loaded),
+        Format::OpenAiChat => openai_chat::parse(loaded),
+        Format::OpenAiResponses => openai_responses::parse(loaded),
+        Format::Anthropic => anthropic::parse(loaded),
+        Format::PydanticAi => pydantic_ai::parse(loaded),
+        Format::LangChain => langchain::parse(loaded),
+        Format::AgentFramework => agent_framework::parse(loaded),
+        Format::InspectAi => inspect_ai::parse(loaded),
+        Format::GeminiCli => gemini_cli::parse(loaded),
+    }?;
+    session.renumber();
+    Ok(session)
+}
+
+/// A fresh session for `loaded`, with the lines it could not read already reported.
+pub(crate) fn start(format: Format, loaded: &Loaded) -> Session {
+    let mut session = Session::new(format, loaded.shown.clone(), Arc::clone(&loaded.buffer));
+    session.source.records = loaded.record_count();
+    session.source.skipped = loaded.skipped.clone();
+    session
+}

@@ -1,0 +1,7 @@
+//! ctxray: an X-ray for an LLM agent's context window.
+//!
+//! The library is the pure core — session model, format parsers, token counting, tool-call
+//! groups — and the command-line front end in `cli`. Nothing in the core touches a terminal.
+
+pub mod formats;
+pub mod session;

@@ -1,0 +1,264 @@
+//! The common transcript model every format parses into and every other module reads.
+//!
+//! Owns: `Session`, `Message`, `Part`, `Role`, `Usage`, `CompactionMark` and the skipped-line
+//! record. It must not know about files, formats' quirks, tokens or the terminal: parsers build
+//! it, `tokens` and `compaction` read it.
+
+mod format;
+mod part;
+
+pub use format::Format;
+pub use part::{ImageRef, Part};
+
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Who spoke a message, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    /// A message whose content is tool results (Chat Completions `tool`, Claude Code's
+    /// result-only user lines, OpenHands observations …).
+    Tool,
+    /// A source record that is not a message and that ctxray does not know (kept, never
+    /// dropped, as one opaque part; never counted as context).
+    Event,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Event => "event",
+        }
+    }
+
+    /// Reads the role names the formats use (`human`/`ai`/`model`/`gemini` included).
+    pub fn parse(name: &str) -> Option<Role> {
+        Some(match name {
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "user" | "human" => Role::User,
+            "assistant" | "ai" | "model" | "gemini" | "agent" => Role::Assistant,
+            "tool" | "function" | "ipython" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+/// Provider-reported usage, exactly as the source says it.
+///
+/// `input_includes_cache` records the convention: OpenAI-style input counts cached tokens,
+/// Anthropic-style input excludes them (context = input + cache_read + cache_write).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: Option<u64>,
+    pub output: Option<u64>,
+    pub cache_read: Option<u64>,
+    pub cache_write: Option<u64>,
+    pub reasoning: Option<u64>,
+    pub total: Option<u64>,
+    pub input_includes_cache: bool,
+}
+
+impl Usage {
+    /// Tokens of prompt the provider saw for this request, cache included.
+    pub fn context_input(&self) -> Option<u64> {
+        let input = self.input?;
+        if self.input_includes_cache {
+            Some(input)
+        } else {
+            Some(input + self.cache_read.unwrap_or(0) + self.cache_write.unwrap_or(0))
+        }
+    }
+
+    /// Prompt plus completion: the context the request left behind.
+    pub fn context_total(&self) -> Option<u64> {
+        Some(self.context_input()? + self.output.unwrap_or(0))
+    }
+}
+
+/// One message of the transcript, as the model would see it.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Position in `Session::messages`.
+    pub index: usize,
+    /// First source record this message came from (array index or 0-based JSONL line).
+    pub source_index: usize,
+    /// Every source record merged into this message, ascending.
+    pub source_indices: Vec<usize>,
+    pub role: Role,
+    pub parts: Vec<Part>,
+    pub usage: Option<Usage>,
+    pub timestamp: Option<String>,
+    pub id: Option<String>,
+    pub model: Option<String>,
+    /// Byte range of the (first) raw record in `Session::buffer`.
+    pub raw: Option<Range<usize>>,
+}
+
+impl Message {
+    pub fn new(role: Role, source_index: usize) -> Message {
+        Message {
+            index: 0,
+            source_index,
+            source_indices: vec![source_index],
+            role,
+            parts: Vec::new(),
+            usage: None,
+            timestamp: None,
+            id: None,
+            model: None,
+            raw: None,
+        }
+    }
+
+    /// Client-side tool calls (those a tool-call group pairs with results).
+    pub fn client_calls(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolCall {
+                id,
+                name,
+                server: false,
+                ..
+            } => Some((id.as_str(), name.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Call ids this message answers.
+    pub fn result_ids(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Names of the tools this message calls, in order, duplicates kept once.
+    pub fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for part in &self.parts {
+            if let Part::ToolCall { name, .. } = part {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        names
+    }
+}
+
+/// A compaction the source itself recorded (a boundary, a summary, a condensation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionMark {
+    /// The source's own name: `compact_boundary`, `microcompact_boundary`, `compact_summary`,
+    /// `compacted`, `context_compacted`, `condensation`, `state_snapshot`, `compaction` …
+    pub kind: String,
+    pub source_index: usize,
+    /// The mark lies before the message with this index (`messages.len()` when at the end).
+    pub before_message: usize,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<u64>,
+    pub post_tokens: Option<u64>,
+    pub summary: Option<String>,
+}
+
+/// A source record that could not be read, kept so the user is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// 1-based line number (JSONL) or 1-based record number.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Where a session came from.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    pub path: String,
+    /// Records read from the source (lines, array items, event files).
+    pub records: usize,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A whole transcript in the common model.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub format: Format,
+    pub source: Source,
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub model: Option<String>,
+    /// Context window the source itself reports (Codex `model_context_window`, …).
+    pub reported_window: Option<u64>,
+    pub messages: Vec<Message>,
+    pub marks: Vec<CompactionMark>,
+    /// Subagent sessions.
+    pub children: Vec<Session>,
+    /// The loaded bytes that `Message::raw` ranges point into.
+    pub buffer: Arc<Vec<u8>>,
+}
+
+impl Session {
+    pub fn new(format: Format, path: impl Into<String>, buffer: Arc<Vec<u8>>) -> Session {
+        Session {
+            format,
+            source: Source {
+                path: path.into(),
+                ..Source::default()
+            },
+            id: None,
+            title: None,
+            model: None,
+            reported_window: None,
+            messages: Vec::new(),
+            marks: Vec::new(),
+            children: Vec::new(),
+            buffer,
+        }
+    }
+
+    /// Appends a message, giving it its index.
+    pub fn push(&mut self, mut message: Message) -> usize {
+        message.index = self.messages.len();
+        self.messages.push(message);
+        message_index(self)
+    }
+
+    /// Records a compaction mark lying before the next message pushed.
+    pub fn mark(&mut self, mut mark: CompactionMark) {
+        mark.before_message = self.messages.len();
+        self.marks.push(mark);
+    }
+
+    /// Reports a skipped record.
+    pub fn skip(&mut self, line: usize, reason: impl Into<String>) {
+        self.source.skipped.push(Skipped {
+            line,
+            reason: reason.into(),
+        });
+    }
+
+    /// The raw source record of a message, if the buffer still holds it.
+    pub fn raw_record(&self, message: &Message) -> Option<&[u8]> {
+        let range = message.raw.clone()?;
+        self.buffer.get(range)
+    }
+
+    /// Re-numbers messages after a parser reordered or removed some.
+    pub fn renumber(&mut self) {
+        for (i, m) in self.messages.iter_mut().enumerate() {
+            m.index = i;
+        }
+    }
+}
+
+fn message_index(session: &Session) -> usize {
+    session.messages.len() - 1
+}
