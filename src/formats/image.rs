@@ -10,6 +10,12 @@ use crate::session::ImageRef;
 /// An image given as base64 data with a media type.
 pub fn from_base64(media_type: Option<&str>, data: &str) -> ImageRef {
     let data = data.trim();
+    if !data.is_ascii() {
+        return ImageRef {
+            media_type: media_type.map(str::to_string),
+            ..ImageRef::default()
+        };
+    }
     let padding = data.bytes().rev().take_while(|&b| b == b'=').count().min(2);
     let bytes = (data.len() / 4 * 3).saturating_sub(padding);
     // Enough of the head to read any of the supported headers.
@@ -137,6 +143,16 @@ mod tests {
         assert_eq!((img.width, img.height), (Some(1), Some(1)));
         assert_eq!(img.bytes, Some(70));
         assert!(img.url.is_none());
+    }
+
+    #[test]
+    fn non_ascii_payload_does_not_panic() {
+        let data = format!("A{}", "é".repeat(40_000));
+        let img = from_base64(Some("image/png"), &data);
+        assert_eq!(img.media_type.as_deref(), Some("image/png"));
+        assert_eq!(img.bytes, None);
+        let _ = from_base64(None, "==");
+        let _ = from_url("data:,");
     }
 
     #[test]
