@@ -1,0 +1,259 @@
+//! Claude Code session JSONL (`~/.claude/projects/<enc-cwd>/<sessionId>.jsonl`).
+//!
+//! Owns: turning the lines of one session file into a `Session`: streamed assistant lines merged
+//! per `message.id`, result-only user lines as tool messages, compaction boundaries and summaries
+//! as marks, titles from `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
+//! `subagents/agent-*.jsonl` files) as children. Messages are in file order: rewinds (several
+//! children of one `parentUuid`) are not resolved, every branch stays in the list.
+//! It must not count tokens or decide anything about compaction.
+
+mod blocks;
+#[cfg(test)]
+mod fixture_tests;
+mod subagents;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::common::{str_at, to_json, u64_at, Doc, Item, Loaded};
+use super::LoadError;
+use crate::session::{CompactionMark, Format, Message, Part, Role, Session};
+
+/// How a compaction summary starts in files that lack `isCompactSummary`.
+const CONTINUED_PREFIX: &str =
+    "This session is being continued from a previous conversation that ran out of context.";
+
+/// Line types that are metadata: read (or ignored) but never shown as messages.
+const METADATA: &[&str] = &[
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "progress",
+    "last-prompt",
+    "permission-mode",
+    "mode",
+    "agent-name",
+    "pr-link",
+    "tag",
+];
+
+/// The model name Claude Code gives messages it made up itself (API errors, interruptions).
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
+    let mut session = super::start(Format::ClaudeCode, loaded);
+    let mut main = Builder::default();
+    let mut sidechains = subagents::Sidechains::new(loaded);
+    let items = records(loaded);
+    // A subagent's own file (every turn a sidechain) is read as a main chain.
+    let agent_file = items
+        .iter()
+        .filter(|i| matches!(str_at(i.value, "type"), Some("user" | "assistant")))
+        .all(|i| is_sidechain(i.value));
+    for item in items {
+        let v = item.value;
+        if session.id.is_none() {
+            session.id = str_at(v, "sessionId").map(str::to_string);
+        }
+        if !agent_file && is_sidechain(v) {
+            sidechains.feed(&item);
+        } else {
+            main.feed(&mut session, &item);
+        }
+    }
+    let mut children = sidechains.finish();
+    children.extend(subagents::from_files(loaded));
+    subagents::name_children(&session, &mut children);
+    session.children = children;
+    Ok(session)
+}
+
+fn is_sidechain(v: &Value) -> bool {
+    v.get("isSidechain").and_then(Value::as_bool) == Some(true)
+}
+
+/// The records to read: the JSONL lines, or the items of a JSON array given with `--from`.
+fn records(loaded: &Loaded) -> Vec<Item<'_>> {
+    match &loaded.doc {
+        Doc::Lines(_) => loaded.lines(),
+        Doc::Json(Value::Array(_)) => loaded.items(&[]),
+        Doc::Json(value) => vec![Item {
+            index: 0,
+            range: None,
+            value,
+        }],
+        Doc::Zip => Vec::new(),
+    }
+}
+
+/// Builds one session (the main chain, or one subagent) from its lines, in file order.
+#[derive(Debug, Default)]
+pub(super) struct Builder {
+    /// `message.id` → index of the message its streamed lines merge into.
+    by_message_id: HashMap<String, usize>,
+    /// The last record that mattered was a compaction boundary.
+    after_boundary: bool,
+    /// Rank of the title source seen so far (summary < ai-title < custom-title).
+    title_rank: u8,
+    /// Lines fed to this builder.
+    pub(super) records: usize,
+}
+
+impl Builder {
+    pub(super) fn feed(&mut self, session: &mut Session, item: &Item) {
+        self.records += 1;
+        let v = item.value;
+        let has_message = v.get("message").is_some_and(Value::is_object);
+        match str_at(v, "type") {
+            Some("user") if has_message => self.user(session, item),
+            Some("assistant") if has_message => self.assistant(session, item),
+            Some("system") => self.system(session, item),
+            Some("summary") => self.title(session, 1, str_at(v, "summary")),
+            Some("ai-title") => self.title(session, 2, str_at(v, "aiTitle")),
+            Some("custom-title") => {
+                let title = str_at(v, "customTitle").or_else(|| str_at(v, "title"));
+                self.title(session, 3, title);
+            }
+            Some(kind) if METADATA.contains(&kind) => {}
+            kind => {
+                self.after_boundary = false;
+                session.push(event(item, kind.unwrap_or("record")));
+            }
+        }
+    }
+
+    fn title(&mut self, session: &mut Session, rank: u8, title: Option<&str>) {
+        if let Some(title) = title.filter(|t| !t.is_empty()) {
+            if rank >= self.title_rank {
+                self.title_rank = rank;
+                session.title = Some(title.to_string());
+            }
+        }
+    }
+
+    fn user(&mut self, session: &mut Session, item: &Item) {
+        let v = item.value;
+        let content = v.get("message").and_then(|m| m.get("content"));
+        let is_summary = v.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+            || blocks::first_text(content).is_some_and(|t| t.starts_with(CONTINUED_PREFIX));
+        let mut msg = new_message(Role::User, item);
+        if is_summary {
+            let text = blocks::all_text(content);
+            self.summary_mark(session, item.index, &text);
+            msg.parts.push(Part::Summary { text });
+        } else {
+            msg.parts = blocks::parts(content, item.index);
+            let only_results = !msg.parts.is_empty()
+                && msg
+                    .parts
+                    .iter()
+                    .all(|p| matches!(p, Part::ToolResult { .. }));
+            if only_results {
+                msg.role = Role::Tool;
+            }
+        }
+        msg.id = str_at(v, "uuid").map(str::to_string);
+        self.after_boundary = false;
+        session.push(msg);
+    }
+
+    /// A compaction summary: names the boundary's summary, or is a mark itself when no
+    /// boundary came just before (older files).
+    fn summary_mark(&mut self, session: &mut Session, index: usize, text: &str) {
+        if self.after_boundary {
+            if let Some(mark) = session.marks.last_mut() {
+                mark.summary.get_or_insert_with(|| text.to_string());
+            }
+            return;
+        }
+        self.by_message_id.clear();
+        session.mark(CompactionMark {
+            kind: "compact_summary".to_string(),
+            source_index: index,
+            before_message: 0,
+            trigger: None,
+            pre_tokens: None,
+            post_tokens: None,
+            summary: Some(text.to_string()),
+        });
+    }
+
+    fn assistant(&mut self, session: &mut Session, item: &Item) {
+        let Some(message) = item.value.get("message") else {
+            return;
+        };
+        let parts = blocks::parts(message.get("content"), item.index);
+        let usage = blocks::usage(message.get("usage"));
+        let model = str_at(message, "model").filter(|m| *m != SYNTHETIC_MODEL);
+        if let Some(model) = model {
+            session.model = Some(model.to_string());
+        }
+        self.after_boundary = false;
+        let id = str_at(message, "id");
+        if let Some(&at) = id.and_then(|id| self.by_message_id.get(id)) {
+            if let Some(msg) = session.messages.get_mut(at) {
+                msg.parts.extend(parts);
+                msg.source_indices.push(item.index);
+                msg.usage = blocks::merge_usage(msg.usage.take(), usage);
+                return;
+            }
+        }
+        let mut msg = new_message(Role::Assistant, item);
+        msg.parts = parts;
+        msg.usage = usage;
+        msg.model = model.map(str::to_string);
+        msg.id = id.map(str::to_string);
+        let at = session.push(msg);
+        if let Some(id) = id {
+            self.by_message_id.insert(id.to_string(), at);
+        }
+    }
+
+    fn system(&mut self, session: &mut Session, item: &Item) {
+        let v = item.value;
+        let (kind, meta) = match str_at(v, "subtype") {
+            Some("compact_boundary") => ("compact_boundary", v.get("compactMetadata")),
+            Some("microcompact_boundary") => {
+                ("microcompact_boundary", v.get("microcompactMetadata"))
+            }
+            // Every other subtype (local_command, turn_duration, api_error …) is UI-only.
+            _ => return,
+        };
+        let meta = meta.unwrap_or(&Value::Null);
+        session.mark(CompactionMark {
+            kind: kind.to_string(),
+            source_index: item.index,
+            before_message: 0,
+            trigger: str_at(meta, "trigger").map(str::to_string),
+            pre_tokens: u64_at(meta, "preTokens"),
+            post_tokens: u64_at(meta, "postTokens"),
+            summary: None,
+        });
+        if kind == "compact_boundary" {
+            // Messages after a boundary never merge into ones before it.
+            self.by_message_id.clear();
+            self.after_boundary = true;
+        }
+    }
+}
+
+fn new_message(role: Role, item: &Item) -> Message {
+    let mut msg = Message::new(role, item.index);
+    msg.raw = item.range();
+    msg.timestamp = str_at(item.value, "timestamp").map(str::to_string);
+    msg
+}
+
+/// A line of a type this parser does not know, kept as one opaque part.
+fn event(item: &Item, kind: &str) -> Message {
+    let mut msg = new_message(Role::Event, item);
+    msg.id = str_at(item.value, "uuid").map(str::to_string);
+    msg.parts.push(Part::Opaque {
+        kind: kind.to_string(),
+        raw: to_json(item.value),
+    });
+    msg
+}
