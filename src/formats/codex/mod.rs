@@ -1,0 +1,274 @@
+//! OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`): JSON Lines of
+//! `{timestamp, type, payload}`.
+//!
+//! Owns: the rollout envelope — `session_meta` (id, base instructions), `turn_context` (model),
+//! `response_item` (mapped by `formats::openai_responses`, the one place item shapes live),
+//! `event_msg` (token counts, compaction events, and user/agent messages for old files that
+//! have no `response_item` messages), and `compacted` marks. The `replacement_history` a
+//! `compacted` line carries is the history Codex continued with; its items are not lines of
+//! this session and do not become messages (the lines before the mark stay).
+
+mod usage;
+
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use super::common::{str_at, u64_at, Item, Loaded};
+use super::image;
+use super::openai_responses::{map_item, opaque, History, Meta};
+use super::LoadError;
+use crate::session::{Format, ImageRef, Part, Role, Session};
+use usage::Counter;
+
+pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
+    let lines = loaded.lines();
+    if lines.is_empty() {
+        return Err(LoadError::not_session(
+            &loaded.shown,
+            "expected Codex rollout JSON Lines of {timestamp, type, payload}",
+        ));
+    }
+    let mut rollout = Rollout::new(super::start(Format::Codex, loaded), &lines);
+    for line in &lines {
+        rollout.line(line);
+    }
+    Ok(rollout.history.finish())
+}
+
+/// Event types that are progress or metadata only: read where useful, never messages.
+const CONSUMED_EVENTS: &[&str] = &[
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "agent_reasoning_section_break",
+    "token_count",
+    "task_started",
+    "task_complete",
+    "turn_started",
+    "turn_complete",
+    "entered_review_mode",
+    "exited_review_mode",
+    "exec_command_begin",
+    "exec_command_end",
+    "patch_apply_begin",
+    "patch_apply_end",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "web_search_begin",
+    "web_search_end",
+    "view_image_tool_call",
+    "image_generation_end",
+    "item_started",
+    "item_completed",
+    "plan_update",
+    "turn_diff",
+    "session_configured",
+    "background_event",
+    "undo_started",
+    "undo_completed",
+];
+
+struct Rollout {
+    history: History,
+    counter: Counter,
+    /// Model of the current turn (`turn_context.model`).
+    model: Option<String>,
+    /// The file has no `response_item` messages: take them from `event_msg` instead (and the
+    /// reasoning too, unless it has `reasoning` items).
+    messages_from_events: bool,
+    reasoning_from_events: bool,
+    meta_seen: bool,
+    /// Marks that have had their `post_tokens` looked for.
+    marks_measured: usize,
+}
+
+impl Rollout {
+    fn new(session: Session, lines: &[Item]) -> Rollout {
+        let has_item = |kind: &str| {
+            lines.iter().any(|l| {
+                str_at(l.value, "type") == Some("response_item")
+                    && l.value.get("payload").and_then(|p| str_at(p, "type")) == Some(kind)
+            })
+        };
+        let messages_from_events = !has_item("message");
+        Rollout {
+            messages_from_events,
+            reasoning_from_events: messages_from_events && !has_item("reasoning"),
+            history: History::new(session),
+            counter: Counter::default(),
+            model: None,
+            meta_seen: false,
+            marks_measured: 0,
+        }
+    }
+
+    fn line(&mut self, line: &Item) {
+        let payload = line.value.get("payload").unwrap_or(&Value::Null);
+        match str_at(line.value, "type") {
+            Some("session_meta") => self.session_meta(payload, line),
+            Some("response_item") => {
+                let model = self.model.clone();
+                let meta = meta(line, str_at(payload, "id"), model.as_deref());
+                self.history.apply(map_item(payload, line.index), &meta);
+            }
+            Some("turn_context") => {
+                if let Some(model) = str_at(payload, "model") {
+                    self.model = Some(model.to_string());
+                    self.history.session.model = Some(model.to_string());
+                }
+            }
+            Some("event_msg") => self.event(payload, line),
+            // Bookkeeping Codex keeps to diff the next turn's context against.
+            Some("world_state") => {}
+            Some("compacted") => {
+                let summary = str_at(payload, "message").filter(|m| !m.is_empty());
+                let trigger = str_at(payload, "trigger").map(str::to_string);
+                let summary = summary.map(str::to_string);
+                self.history.mark("compacted", line.index, summary, trigger);
+            }
+            other => self.event_row(other.unwrap_or("unknown"), line.value, line),
+        }
+    }
+
+    /// The first `session_meta` gives the id and `base_instructions` (the `instructions` every
+    /// request carries: a system message). The old `instructions` field held the user's
+    /// AGENTS.md text, which the file also records as a `<user_instructions>` message, so it is
+    /// not repeated. Later `session_meta` lines (resumed or forked files) are metadata only.
+    fn session_meta(&mut self, payload: &Value, line: &Item) {
+        if self.meta_seen {
+            return;
+        }
+        self.meta_seen = true;
+        let session = &mut self.history.session;
+        session.id = str_at(payload, "id")
+            .or_else(|| str_at(payload, "session_id"))
+            .map(str::to_string);
+        if let Some(model) = str_at(payload, "model") {
+            session.model = Some(model.to_string());
+        }
+        let text = payload
+            .get("base_instructions")
+            .and_then(|b| str_at(b, "text"))
+            .filter(|t| !t.is_empty());
+        if let Some(text) = text {
+            let meta = meta(line, None, None);
+            self.history
+                .push(Role::System, vec![Part::text(text)], &meta);
+        }
+    }
+
+    fn event(&mut self, payload: &Value, line: &Item) {
+        let Some(kind) = str_at(payload, "type") else {
+            return self.event_row("event_msg", line.value, line);
+        };
+        match kind {
+            "token_count" => self.token_count(payload),
+            "context_compacted" => {
+                self.history.flush();
+                let session = &self.history.session;
+                let just_marked = session.marks.last().is_some_and(|m| {
+                    m.kind == "compacted" && m.before_message == session.messages.len()
+                });
+                if !just_marked {
+                    self.history
+                        .mark("context_compacted", line.index, None, None);
+                }
+            }
+            "task_started" => {
+                if let Some(window) = u64_at(payload, "model_context_window") {
+                    self.history.session.reported_window = Some(window);
+                }
+            }
+            "user_message" if self.messages_from_events => {
+                let meta = meta(line, None, None);
+                self.history.push(Role::User, user_parts(payload), &meta);
+            }
+            "agent_message" if self.messages_from_events => {
+                let text = str_at(payload, "message").unwrap_or_default();
+                self.agent_output(Part::text(text), line);
+            }
+            "agent_reasoning" if self.reasoning_from_events => {
+                let text = str_at(payload, "text").unwrap_or_default().to_string();
+                let part = Part::Reasoning {
+                    text,
+                    opaque_len: 0,
+                };
+                self.agent_output(part, line);
+            }
+            known if CONSUMED_EVENTS.contains(&known) => {}
+            other => self.event_row(other, payload, line),
+        }
+    }
+
+    fn agent_output(&mut self, part: Part, line: &Item) {
+        let model = self.model.clone();
+        let meta = meta(line, None, model.as_deref());
+        self.history.assistant(vec![part], &meta);
+    }
+
+    /// A record that is not a message and not known metadata: kept as an event.
+    fn event_row(&mut self, kind: &str, value: &Value, line: &Item) {
+        let meta = meta(line, None, None);
+        self.history
+            .push(Role::Event, vec![opaque(kind, value)], &meta);
+    }
+
+    /// A new request's usage goes to the assistant message it produced (which it also ends);
+    /// its input size becomes the `pre_tokens` of a later mark and the `post_tokens` of marks
+    /// recorded since the previous request.
+    fn token_count(&mut self, payload: &Value) {
+        let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
+            return;
+        };
+        if let Some(window) = u64_at(info, "model_context_window") {
+            self.history.session.reported_window = Some(window);
+        }
+        let Some(usage) = self.counter.request(info) else {
+            return;
+        };
+        let input = usage.input.filter(|&n| n > 0);
+        self.history.attach_usage(usage);
+        let marks = &mut self.history.session.marks;
+        for mark in marks.iter_mut().skip(self.marks_measured) {
+            if mark.post_tokens.is_none() {
+                mark.post_tokens = input;
+            }
+        }
+        self.marks_measured = marks.len();
+        if input.is_some() {
+            self.history.context_before = input;
+        }
+    }
+}
+
+fn meta<'a>(line: &'a Item, id: Option<&'a str>, model: Option<&'a str>) -> Meta<'a> {
+    Meta {
+        index: line.index,
+        raw: line.range(),
+        timestamp: str_at(line.value, "timestamp"),
+        id,
+        model,
+    }
+}
+
+/// An `event_msg user_message`: its text, then its images (data URIs or URLs; local image
+/// paths are images whose bytes the file does not hold).
+fn user_parts(payload: &Value) -> Vec<Part> {
+    let mut parts = vec![Part::text(str_at(payload, "message").unwrap_or_default())];
+    if let Some(urls) = payload.get("images").and_then(Value::as_array) {
+        parts.extend(
+            urls.iter()
+                .filter_map(Value::as_str)
+                .map(|u| Part::Image(image::from_url(u))),
+        );
+    }
+    if let Some(paths) = payload.get("local_images").and_then(Value::as_array) {
+        parts.extend(paths.iter().map(|_| Part::Image(ImageRef::default())));
+    }
+    parts
+}
