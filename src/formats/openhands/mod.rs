@@ -1,0 +1,163 @@
+//! OpenHands V1 (software-agent-sdk) conversations: events as JSONL, as a JSON array, a single
+//! event object, or a conversation directory (`base_state.json` + `events/event-<idx>-<id>.json`).
+//!
+//! Owns: finding and ordering the event records (here) and mapping each event onto the common
+//! model (`events`, `content`, `stats`). It knows nothing of tokens or compaction presets: a
+//! preset that needs OpenHands' own rendering (`str(event)`) re-reads the raw record.
+
+mod content;
+mod events;
+mod stats;
+
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::common::{str_at, Doc, Item, Loaded};
+use super::LoadError;
+use crate::session::{Format, Session};
+
+use events::Builder;
+
+/// Parses events already loaded from one file (JSONL, array, or one event object).
+pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
+    if matches!(loaded.doc, Doc::Zip) {
+        return Err(LoadError::not_session(
+            &loaded.shown,
+            "a zip archive, not OpenHands events",
+        ));
+    }
+    let items = event_items(loaded);
+    let session = super::start(Format::OpenHands, loaded);
+    let mut builder = Builder::new(session, None);
+    for item in &items {
+        builder.event(item);
+    }
+    Ok(builder.finish())
+}
+
+/// The event records of a loaded file, whatever its shape.
+fn event_items(loaded: &Loaded) -> Vec<Item<'_>> {
+    match (&loaded.doc, loaded.document()) {
+        (_, Some(Value::Array(_))) => loaded.items(&[]),
+        (Doc::Json(value), _) => {
+            let end = trimmed_len(&loaded.buffer);
+            vec![Item {
+                index: 0,
+                range: Some((loaded.start, end.max(loaded.start))),
+                value,
+            }]
+        }
+        _ => loaded.lines(),
+    }
+}
+
+fn trimmed_len(buffer: &[u8]) -> usize {
+    buffer
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1)
+}
+
+/// A conversation directory (`events/` holding `event-<idx>-<id>.json` files, plus
+/// `base_state.json`); `None` when `path` is not one.
+///
+/// The event files are concatenated, in index order and each followed by a newline, into one
+/// buffer so that `Message::raw` ranges point into it; `source_index` is the position of the
+/// file in that order. A file that cannot be read or is not JSON is reported as skipped (with
+/// its file name) and keeps its position.
+pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
+    let events_dir = path.join("events");
+    if !events_dir.is_dir() {
+        return Ok(None);
+    }
+    let shown = path.display().to_string();
+    let names = event_file_names(&events_dir).map_err(|source| LoadError::Io {
+        path: events_dir.display().to_string(),
+        source,
+    })?;
+    let base = read_base_state(path);
+
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut records: Vec<(usize, (usize, usize), Value)> = Vec::new();
+    let mut skipped: Vec<(usize, String)> = Vec::new();
+    for (position, name) in names.iter().enumerate() {
+        match fs::read(events_dir.join(name)) {
+            Ok(bytes) => {
+                let start = buffer.len();
+                buffer.extend_from_slice(&bytes);
+                let end = start + trimmed_len(&bytes);
+                buffer.push(b'\n');
+                match serde_json::from_slice::<Value>(&bytes) {
+                    Ok(value) if value.is_object() => records.push((position, (start, end), value)),
+                    Ok(_) => skipped.push((position, format!("{name}: expected a JSON object"))),
+                    Err(e) => skipped.push((position, format!("{name}: invalid JSON: {e}"))),
+                }
+            }
+            Err(e) => skipped.push((position, format!("{name}: cannot read: {e}"))),
+        }
+    }
+
+    let mut session = Session::new(Format::OpenHands, shown, Arc::new(buffer));
+    session.source.records = names.len();
+    for (position, reason) in skipped {
+        session.skip(position + 1, reason);
+    }
+    let agent_usage = base
+        .as_ref()
+        .and_then(|b| apply_base_state(&mut session, b));
+    let mut builder = Builder::new(session, agent_usage);
+    for (index, range, value) in &records {
+        builder.event(&Item {
+            index: *index,
+            range: Some(*range),
+            value,
+        });
+    }
+    Ok(Some(builder.finish()))
+}
+
+/// Names of the event files in `dir`, sorted by their index (other files are ignored, as the
+/// SDK ignores its lock and count-marker files).
+fn event_file_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut found: Vec<(u64, String)> = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if let Some(idx) = event_file_index(&name) {
+            found.push((idx, name));
+        }
+    }
+    found.sort();
+    Ok(found.into_iter().map(|(_, name)| name).collect())
+}
+
+/// The index of `event-<idx:05d+>-<event id>.json`, as the SDK's `EVENT_NAME_RE` reads it.
+fn event_file_index(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("event-")?.strip_suffix(".json")?;
+    let (idx, id) = rest.split_once('-')?;
+    let id_ok = id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    if idx.len() < 5 || !idx.chars().all(|c| c.is_ascii_digit()) || !id_ok {
+        return None;
+    }
+    idx.parse().ok()
+}
+
+fn read_base_state(dir: &Path) -> Option<Value> {
+    let bytes = fs::read(dir.join("base_state.json")).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Reads the conversation id and the agent's model from `base_state.json`; returns the agent
+/// LLM's `usage_id` (which names its counters in the stats updates). Its `stats` are the
+/// final totals, so they are not used as a baseline.
+fn apply_base_state(session: &mut Session, base: &Value) -> Option<String> {
+    session.id = str_at(base, "id").map(str::to_string);
+    let llm = base.pointer("/agent/llm");
+    session.model = llm.and_then(|l| str_at(l, "model")).map(str::to_string);
+    llm.and_then(|l| str_at(l, "usage_id")).map(str::to_string)
+}
