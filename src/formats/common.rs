@@ -194,7 +194,7 @@ fn split(
                     return Err(LoadError::Malformed {
                         path: shown.to_string(),
                         line: whole.line(),
-                        what: format!("expected JSON or JSON Lines: {whole}"),
+                        what: format!("not a session: expected JSON or JSON Lines ({whole})"),
                     });
                 }
                 return Ok(Doc::Lines(lines));

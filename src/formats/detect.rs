@@ -38,9 +38,8 @@ pub fn detect_line(v: &Value) -> Option<Format> {
     let obj = v.as_object()?;
     let kind = str_at(v, "type");
     if obj.contains_key("timestamp") && obj.get("payload").is_some_and(Value::is_object) {
-        if let Some(
-            "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted",
-        ) = kind
+        if let Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted") =
+            kind
         {
             return Some(Format::Codex);
         }
@@ -117,10 +116,22 @@ pub fn detect_document(v: &Value) -> Option<Format> {
         // Request bodies and completion logs.
         if obj.get("system").is_some() && obj.get("messages").is_some_and(Value::is_array) {
             let msgs = obj.get("messages").and_then(Value::as_array)?;
-            return detect_messages(msgs.iter()).or(Some(Format::Anthropic));
+            // A top-level `system` is Anthropic's: Chat Completions keeps it among the messages.
+            return match detect_messages(msgs.iter()) {
+                None | Some(Format::OpenAiChat) => Some(Format::Anthropic),
+                other => other,
+            };
         }
+        // `input` is the Responses request body; its easy-form messages `{role, content}` look
+        // like Chat messages, so Chat is never concluded from them. A response object
+        // (`object: "response"`) holds its items in `output`.
         if let Some(input) = obj.get("input").and_then(Value::as_array) {
-            return detect_messages(input.iter()).or(Some(Format::OpenAiResponses));
+            let found = detect_messages(input.iter()).filter(|f| *f != Format::OpenAiChat);
+            return found.or(Some(Format::OpenAiResponses));
+        }
+        let response = str_at(v, "object") == Some("response");
+        if response && obj.get("output").is_some_and(Value::is_array) {
+            return Some(Format::OpenAiResponses);
         }
         if let Some(msgs) = obj.get("messages").and_then(Value::as_array) {
             return detect_messages(msgs.iter());
@@ -145,8 +156,18 @@ pub fn detect_document(v: &Value) -> Option<Format> {
     detect_messages(items.iter())
 }
 
+/// Anthropic image/document blocks carry a `source` object (Chat uses `image_url`).
+fn has_sourced_media(message: &Value) -> bool {
+    let blocks = message.get("content").and_then(Value::as_array);
+    blocks.into_iter().flatten().any(|b| {
+        matches!(str_at(b, "type"), Some("image" | "document"))
+            && b.get("source").is_some_and(Value::is_object)
+    })
+}
+
 fn is_gemini_content(v: &Value) -> bool {
-    matches!(str_at(v, "role"), Some("user" | "model")) && v.get("parts").is_some_and(Value::is_array)
+    matches!(str_at(v, "role"), Some("user" | "model"))
+        && v.get("parts").is_some_and(Value::is_array)
 }
 
 /// A list of messages in one of the framework or API shapes (rows 9–14 of the table).
@@ -168,7 +189,9 @@ pub fn detect_messages<'a>(items: impl Iterator<Item = &'a Value> + Clone) -> Op
     if pydantic {
         return Some(Format::PydanticAi);
     }
-    if probe().any(|i| str_at(i, "type") == Some("message") && i.get("contents").is_some_and(Value::is_array)) {
+    if probe().any(|i| {
+        str_at(i, "type") == Some("message") && i.get("contents").is_some_and(Value::is_array)
+    }) {
         return Some(Format::AgentFramework);
     }
     let block_types = |i: &Value| -> Vec<String> {
@@ -183,9 +206,17 @@ pub fn detect_messages<'a>(items: impl Iterator<Item = &'a Value> + Clone) -> Op
             .unwrap_or_default()
     };
     let anthropic = probe().any(|i| {
-        block_types(i)
-            .iter()
-            .any(|t| matches!(t.as_str(), "tool_use" | "tool_result" | "thinking" | "redacted_thinking"))
+        block_types(i).iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "tool_use"
+                    | "tool_result"
+                    | "thinking"
+                    | "redacted_thinking"
+                    | "server_tool_use"
+                    | "compaction"
+            )
+        }) || has_sourced_media(i)
     });
     if anthropic {
         return Some(Format::Anthropic);
