@@ -1,0 +1,109 @@
+//! Token accounting: exact text counts per message, framing and image overhead beside them.
+//!
+//! Owns: encodings (`encoding`), the model registry (`registry`), non-text costs (`overhead`),
+//! and counting a whole session on all cores. Pure: no IO beyond reading a registry file the
+//! caller names.
+
+pub mod encoding;
+pub mod overhead;
+pub mod registry;
+
+pub use encoding::{Counter, Encoding};
+pub use registry::{ImageCosting, ModelInfo, Registry};
+
+use crate::session::{Message, Part, Role, Session};
+
+/// Tokens of one message: the exact text count and the estimated overhead.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageCount {
+    pub tokens: usize,
+    pub overhead: usize,
+}
+
+impl MessageCount {
+    pub fn total(&self) -> usize {
+        self.tokens + self.overhead
+    }
+}
+
+/// Counts of every message of a session (not its children).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub messages: Vec<MessageCount>,
+}
+
+impl Counts {
+    pub fn total(&self) -> usize {
+        self.messages.iter().map(MessageCount::total).sum()
+    }
+}
+
+/// Exact tokens of a message's content as sent: text, tool-call name and arguments, tool-result
+/// text, reasoning and summary text. Opaque parts and event records are not sent: 0.
+pub fn message_tokens(message: &Message, counter: &Counter) -> usize {
+    if message.role == Role::Event {
+        return 0;
+    }
+    message.parts.iter().map(|p| part_tokens(p, counter)).sum()
+}
+
+fn part_tokens(part: &Part, counter: &Counter) -> usize {
+    match part {
+        Part::Text { text } | Part::Summary { text } | Part::Reasoning { text, .. } => {
+            counter.count(text)
+        }
+        Part::ToolCall {
+            name, arguments, ..
+        } => counter.count(name) + counter.count(arguments),
+        Part::ToolResult { content, .. } => content.iter().map(|p| part_tokens(p, counter)).sum(),
+        Part::Image(_) | Part::Opaque { .. } => 0,
+    }
+}
+
+/// Counts every message of `session`, splitting the work over the available cores.
+pub fn count_session(session: &Session, counter: &Counter, costing: ImageCosting) -> Counts {
+    let messages = &session.messages;
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    let count_one = |m: &Message| MessageCount {
+        tokens: message_tokens(m, counter),
+        overhead: overhead::message_overhead(m, costing),
+    };
+    if threads < 2 || messages.len() < 64 {
+        return Counts {
+            messages: messages.iter().map(count_one).collect(),
+        };
+    }
+    // Interleave by weight so one huge message does not leave a core idle.
+    let chunk = messages.len().div_ceil(threads * 8);
+    let chunks: Vec<&[Message]> = messages.chunks(chunk).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Vec<MessageCount>> = vec![Vec::new(); chunks.len()];
+    let done: Vec<(usize, Vec<MessageCount>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else { break };
+                        mine.push((i, chunk.iter().map(count_one).collect()));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, counts) in done {
+        results[i] = counts;
+    }
+    Counts {
+        messages: results.into_iter().flatten().collect(),
+    }
+}
