@@ -3,5 +3,10 @@
 //! The library is the pure core — session model, format parsers, token counting, tool-call
 //! groups — and the command-line front end in `cli`. Nothing in the core touches a terminal.
 
+pub mod analysis;
+pub mod cli;
+pub mod compaction;
+pub mod config;
 pub mod formats;
 pub mod session;
+pub mod tokens;

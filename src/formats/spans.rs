@@ -101,7 +101,9 @@ fn skip_value(buf: &[u8], pos: usize) -> Option<usize> {
             }
             _ => {
                 if depth == 0 {
-                    while i < buf.len() && !matches!(buf[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                    while i < buf.len()
+                        && !matches!(buf[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    {
                         i += 1;
                     }
                     return Some(i);

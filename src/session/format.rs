@@ -91,7 +91,10 @@ impl FromStr for Format {
             .find(|f| f.name() == s)
             .ok_or_else(|| {
                 let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown format `{s}`; expected one of: {}", names.join(", "))
+                format!(
+                    "unknown format `{s}`; expected one of: {}",
+                    names.join(", ")
+                )
             })
     }
 }

@@ -1,0 +1,112 @@
+//! A session with everything `report` and the inspector show about it: the model it ran on,
+//! the encoding and window that apply, per-message counts, tool-call groups and findings.
+//!
+//! Owns: resolving model → window/encoding (flags over the source over the registry) and
+//! running the pure passes once. Children (subagents) are analysed the same way.
+
+use crate::compaction::{findings, group_messages, Finding, Grouping};
+use crate::session::Session;
+use crate::tokens::{count_session, Counter, Counts, Encoding, ModelInfo, Registry};
+
+/// What the user asked for on the command line (each overrides what the source says).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub model: Option<String>,
+    pub window: Option<u64>,
+    pub tokenizer: Option<Encoding>,
+}
+
+/// Where the context window figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowSource {
+    Flag,
+    Session,
+    Registry,
+    Default,
+}
+
+impl WindowSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowSource::Flag => "flag",
+            WindowSource::Session => "session",
+            WindowSource::Registry => "registry",
+            WindowSource::Default => "default",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Analysis {
+    pub session: Session,
+    pub model: Option<String>,
+    pub info: ModelInfo,
+    pub counter: Counter,
+    pub window: u64,
+    pub window_source: WindowSource,
+    pub counts: Counts,
+    pub grouping: Grouping,
+    pub findings: Vec<Finding>,
+    pub children: Vec<Analysis>,
+}
+
+impl Analysis {
+    pub fn new(mut session: Session, registry: &Registry, options: &Options) -> Analysis {
+        let children = std::mem::take(&mut session.children);
+        let model = options.model.clone().or_else(|| session.model.clone());
+        let info = model
+            .as_deref()
+            .map(|m| registry.lookup(m))
+            .unwrap_or_else(|| registry.default_info().clone());
+        let encoding = options.tokenizer.unwrap_or(info.encoding);
+        let counter = Counter::new(encoding);
+        let (window, window_source) = if let Some(w) = options.window {
+            (w, WindowSource::Flag)
+        } else if let Some(w) = session.reported_window {
+            (w, WindowSource::Session)
+        } else if info.matched.is_some() {
+            (info.context_window, WindowSource::Registry)
+        } else {
+            (info.context_window, WindowSource::Default)
+        };
+        let counts = count_session(&session, &counter, info.images);
+        let grouping = group_messages(&session);
+        let findings =
+            findings::session_findings(&session, &grouping, counts.total(), Some(window));
+        // A subagent without a model of its own ran on the parent's.
+        let children = children
+            .into_iter()
+            .map(|mut child| {
+                if child.model.is_none() {
+                    child.model = model.clone();
+                }
+                Analysis::new(child, registry, options)
+            })
+            .collect();
+        Analysis {
+            session,
+            model,
+            info,
+            counter,
+            window,
+            window_source,
+            counts,
+            grouping,
+            findings,
+            children,
+        }
+    }
+
+    pub fn total_tokens(&self) -> usize {
+        self.counts.total()
+    }
+
+    /// Context the provider last reported (prompt incl. cache + completion), if any.
+    pub fn last_reported_context(&self) -> Option<u64> {
+        self.session
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| m.usage.as_ref()?.context_total())
+    }
+}

@@ -1,0 +1,111 @@
+//! Findings: what ctxray wants a user to notice, with stable kebab-case codes.
+//!
+//! Owns: the `Finding` type and the findings that need only a parsed session and its counts
+//! (broken tool-call groups, skipped lines, a context over its window). Presets add their own.
+
+use super::groups::Grouping;
+use crate::session::Session;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Info,
+    Warn,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warn => "warn",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable kebab-case code, e.g. `orphan-tool-result`.
+    pub code: &'static str,
+    pub severity: Severity,
+    /// Message indices the finding is about.
+    pub messages: Vec<usize>,
+    pub detail: String,
+}
+
+/// Findings about the session itself: tool-call integrity, unreadable lines, window overflow.
+pub fn session_findings(
+    session: &Session,
+    grouping: &Grouping,
+    total_tokens: usize,
+    window: Option<u64>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for group in &grouping.groups {
+        for id in &group.orphaned {
+            let at = owner_of_result(session, &group.messages, id);
+            out.push(Finding {
+                code: "orphan-tool-result",
+                severity: Severity::Warn,
+                messages: at.into_iter().collect(),
+                detail: format!("tool result for call `{id}` has no matching tool call"),
+            });
+        }
+        for id in &group.unanswered {
+            let at = group.messages.first().copied();
+            out.push(Finding {
+                code: "tool-call-without-result",
+                severity: Severity::Warn,
+                messages: at.into_iter().collect(),
+                detail: format!("tool call `{id}` has no result"),
+            });
+        }
+    }
+    if !session.source.skipped.is_empty() {
+        let lines: Vec<String> = session
+            .source
+            .skipped
+            .iter()
+            .take(5)
+            .map(|s| format!("line {}: {}", s.line, s.reason))
+            .collect();
+        out.push(Finding {
+            code: "skipped-lines",
+            severity: Severity::Warn,
+            messages: Vec::new(),
+            detail: format!(
+                "{} record(s) could not be read and were skipped ({}{})",
+                session.source.skipped.len(),
+                lines.join("; "),
+                if session.source.skipped.len() > 5 {
+                    "; …"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
+    if let Some(window) = window {
+        if total_tokens as u64 > window {
+            out.push(Finding {
+                code: "over-context-window",
+                severity: Severity::Info,
+                messages: Vec::new(),
+                detail: format!(
+                    "the whole history counts {total_tokens} tokens, over the {window}-token window \
+                     (the agent must have compacted or truncated it)"
+                ),
+            });
+        }
+    }
+    out
+}
+
+fn owner_of_result(session: &Session, messages: &[usize], call_id: &str) -> Option<usize> {
+    messages.iter().copied().find(|&i| {
+        session
+            .messages
+            .get(i)
+            .is_some_and(|m| m.result_ids().any(|r| r == call_id))
+    })
+}

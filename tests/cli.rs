@@ -1,0 +1,223 @@
+//! The binary as scripts use it: exit codes, one-line errors, JSON shape, formats list.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ctxray"))
+}
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn one_clear_line(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "stderr: {err}");
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    err
+}
+
+#[test]
+fn a_file_that_is_not_a_session_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("notes.txt", b"hello, this is not json\n", "notes.txt:1"),
+        ("empty.jsonl", b"", "empty"),
+        (
+            "other.json",
+            b"{\"name\": \"a package\", \"version\": \"1.0\"}\n",
+            "not any known session format",
+        ),
+        (
+            "garbage.bin",
+            &[0xff, 0xfe, 0x00, 0x01, 0x02],
+            "garbage.bin",
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = run(&["report", path.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = one_clear_line(&out);
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}: printed to stdout");
+    }
+}
+
+#[test]
+fn a_missing_file_and_a_bad_flag_exit_2() {
+    let out = run(&["report", "no/such/file.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_clear_line(&out).contains("no/such/file.jsonl: cannot read"));
+    let out = run(&["report", "x.jsonl", "--from", "nonsense"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("claude-code"));
+    let out = run(&["report", "x.jsonl", "--tokenizer", "p50k_base"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn formats_lists_every_contract_name() {
+    let out = run(&["formats", "--json"]);
+    assert!(out.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "claude-code",
+        "codex",
+        "openhands",
+        "openhands-v0",
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "pydantic-ai",
+        "langchain",
+        "agent-framework",
+        "inspect-ai",
+        "gemini-cli",
+    ] {
+        assert!(names.contains(&want), "{want} missing");
+    }
+}
+
+#[test]
+fn report_json_on_a_real_session_has_the_contract_fields() {
+    let path = samples().join("api_shapes/openhands-fncall-llm-message.json");
+    let out = run(&["report", path.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["source"]["format"], "openai-chat");
+    assert_eq!(r["tokenizer"], "o200k_base");
+    let messages = r["messages"].as_array().unwrap();
+    assert!(!messages.is_empty());
+    let sum: u64 = messages
+        .iter()
+        .map(|m| m["tokens"].as_u64().unwrap() + m["overhead_tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(r["total_tokens"].as_u64().unwrap(), sum);
+    for m in messages {
+        assert!(m["source_indices"]
+            .as_array()
+            .unwrap()
+            .contains(&m["source_index"]));
+    }
+    // every group's messages point back at the group
+    for g in r["groups"].as_array().unwrap() {
+        for i in g["messages"].as_array().unwrap() {
+            assert_eq!(messages[i.as_u64().unwrap() as usize]["group"], g["id"]);
+        }
+    }
+}
+
+#[test]
+fn flags_override_window_and_tokenizer() {
+    let path = samples().join("api_shapes/openhands-fncall-llm-message.json");
+    let p = path.to_str().unwrap();
+    let base: serde_json::Value =
+        serde_json::from_slice(&run(&["report", p, "--json"]).stdout).unwrap();
+    let out = run(&[
+        "report",
+        p,
+        "--json",
+        "--window",
+        "1000",
+        "--tokenizer",
+        "cl100k_base",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["context_window"], 1000);
+    assert_eq!(r["context_window_source"], "flag");
+    assert_eq!(r["tokenizer"], "cl100k_base");
+    let tokens = |r: &serde_json::Value| -> Vec<u64> {
+        r["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["tokens"].as_u64().unwrap())
+            .collect()
+    };
+    assert_ne!(tokens(&r), tokens(&base));
+    assert!(r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "over-context-window"));
+}
+
+#[test]
+fn stdin_is_read_for_dash() {
+    let path = samples().join("api_shapes/openhands-fncall-llm-message.json");
+    let mut child = bin()
+        .args(["report", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(path).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["source"]["path"], "<stdin>");
+    assert_eq!(r["source"]["format"], "openai-chat");
+}
+
+#[test]
+fn text_report_shows_totals_and_has_no_colour_when_piped() {
+    let path = samples().join("api_shapes/openhands-fncall-llm-message.json");
+    let out = run(&["report", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'));
+    assert!(text.contains("tool-call groups"));
+    assert!(text.contains("tokens ("));
+}
+
+#[test]
+fn a_malformed_line_is_reported_and_the_rest_loads() {
+    let src = std::fs::read_to_string(samples().join("codex/timvw-sample_session.jsonl")).unwrap();
+    let mut lines: Vec<&str> = src.lines().collect();
+    lines.insert(
+        2,
+        "{\"timestamp\": \"2025-12-24T10:00:01Z\", \"type\": \"respo",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.jsonl");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let out = run(&["report", path.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["source"]["skipped_lines"], 1);
+    assert_eq!(r["source"]["skipped"][0]["line"], 3);
+    assert!(r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "skipped-lines"));
+    assert!(!r["messages"].as_array().unwrap().is_empty());
+}
