@@ -7,6 +7,7 @@
 pub mod common;
 pub mod detect;
 pub mod image;
+pub(crate) mod shared;
 pub mod spans;
 
 mod agent_framework;

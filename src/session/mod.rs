@@ -141,6 +141,15 @@ impl Message {
         })
     }
 
+    /// Whether every part is a tool result (such a message plays the `tool` role).
+    pub fn holds_only_tool_results(&self) -> bool {
+        !self.parts.is_empty()
+            && self
+                .parts
+                .iter()
+                .all(|p| matches!(p, Part::ToolResult { .. }))
+    }
+
     /// Names of the tools this message calls, in order, duplicates kept once.
     pub fn tool_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();

@@ -22,8 +22,9 @@ mod tests;
 use serde_json::Value;
 
 use super::common::{arguments_text, str_at, to_json, u64_at, Item, Loaded};
-use super::openai_chat::shared::{call_id, image_from_url, listing, opaque, py_json};
 use super::LoadError;
+use crate::formats::image;
+use crate::formats::shared::{call_id, listing, opaque, py_json};
 use crate::session::{Format, Message, Part, Role, Session, Usage};
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
@@ -80,11 +81,7 @@ fn push_record(session: &mut Session, item: &Item<'_>) {
         }
         msg.parts.push(content_part(c, item.index, n));
     }
-    let only_results = !msg.parts.is_empty()
-        && msg
-            .parts
-            .iter()
-            .all(|p| matches!(p, Part::ToolResult { .. }));
+    let only_results = msg.holds_only_tool_results();
     if only_results {
         msg.role = Role::Tool;
     }
@@ -169,7 +166,7 @@ fn media(c: &Value) -> Part {
     if !is_image {
         return opaque(str_at(c, "type").unwrap_or("data"), c);
     }
-    let mut img = image_from_url(uri);
+    let mut img = image::from_url(uri);
     if img.media_type.is_none() {
         img.media_type = media_type.map(str::to_string);
     }

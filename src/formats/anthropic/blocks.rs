@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use crate::formats::common::{arguments_text, str_at};
-use crate::formats::openai_chat::shared::{call_id, image_from_base64, image_from_url, opaque};
+use crate::formats::image;
+use crate::formats::shared::{call_id, opaque};
 use crate::session::Part;
 
 /// The parts of a message's `content` blocks. `index` is the record's, for synthesized ids.
@@ -60,11 +61,11 @@ fn push_block(parts: &mut Vec<Part>, b: &Value, index: usize, n: usize) {
 fn image_part(b: &Value) -> Part {
     let source = b.get("source").unwrap_or(&Value::Null);
     match str_at(source, "type") {
-        Some("base64") => Part::Image(image_from_base64(
+        Some("base64") => Part::Image(image::from_base64(
             str_at(source, "media_type"),
             str_at(source, "data").unwrap_or_default(),
         )),
-        Some("url") => Part::Image(image_from_url(str_at(source, "url").unwrap_or_default())),
+        Some("url") => Part::Image(image::from_url(str_at(source, "url").unwrap_or_default())),
         _ => opaque("image", b),
     }
 }

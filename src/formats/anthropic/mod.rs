@@ -23,8 +23,8 @@ mod tests;
 use serde_json::Value;
 
 use super::common::{str_at, to_json, u64_at, Item, Loaded};
-use super::openai_chat::shared::{listing, opaque};
 use super::LoadError;
+use crate::formats::shared::{listing, opaque};
 use crate::session::{CompactionMark, Format, Message, Part, Role, Session, Usage};
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
@@ -100,11 +100,7 @@ fn push_message(session: &mut Session, item: &Item<'_>) {
         Some(Value::Null) | None => Vec::new(),
         Some(other) => vec![opaque("content", other)],
     };
-    let only_results = !msg.parts.is_empty()
-        && msg
-            .parts
-            .iter()
-            .all(|p| matches!(p, Part::ToolResult { .. }));
+    let only_results = msg.holds_only_tool_results();
     if role == Role::User && only_results {
         msg.role = Role::Tool;
     }

@@ -125,10 +125,7 @@ fn image_ref(source: Option<&Value>) -> ImageRef {
 }
 
 fn opaque(kind: &str, block: &Value) -> Part {
-    Part::Opaque {
-        kind: if kind.is_empty() { "block" } else { kind }.to_string(),
-        raw: to_json(block),
-    }
+    crate::formats::shared::opaque(if kind.is_empty() { "block" } else { kind }, block)
 }
 
 /// `message.usage` in Anthropic style: `input_tokens` excludes the cache.

@@ -146,11 +146,7 @@ impl Builder {
             msg.parts.push(Part::Summary { text });
         } else {
             msg.parts = blocks::parts(content, item.index);
-            let only_results = !msg.parts.is_empty()
-                && msg
-                    .parts
-                    .iter()
-                    .all(|p| matches!(p, Part::ToolResult { .. }));
+            let only_results = msg.holds_only_tool_results();
             if only_results {
                 msg.role = Role::Tool;
             }

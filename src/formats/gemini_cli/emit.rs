@@ -104,11 +104,7 @@ impl Emitter {
                 summary: Some(text),
             });
         }
-        let only_results = !msg.parts.is_empty()
-            && msg
-                .parts
-                .iter()
-                .all(|p| matches!(p, Part::ToolResult { .. }));
+        let only_results = msg.holds_only_tool_results();
         msg.role = if only_results { Role::Tool } else { Role::User };
         session.push(msg);
     }

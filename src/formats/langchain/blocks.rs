@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use crate::formats::common::{arguments_text, str_at, to_json};
-use crate::formats::openai_chat::shared::{call_id, image_from_base64, image_from_url, opaque};
+use crate::formats::image;
+use crate::formats::shared::{call_id, opaque};
 use crate::session::Part;
 
 /// Parts of `content`. Tool-call blocks whose id is in `known_calls` (the message's own
@@ -101,27 +102,27 @@ fn image_block(b: &Value) -> Part {
             .as_str()
             .or_else(|| str_at(spec, "url"))
             .unwrap_or_default();
-        let mut img = image_from_url(url);
+        let mut img = image::from_url(url);
         img.detail = str_at(spec, "detail").map(str::to_string);
         return Part::Image(img);
     }
     let mime = str_at(b, "mime_type");
     if let Some(source) = b.get("source").filter(|s| s.is_object()) {
         return match str_at(source, "type") {
-            Some("base64") => Part::Image(image_from_base64(
+            Some("base64") => Part::Image(image::from_base64(
                 str_at(source, "media_type"),
                 str_at(source, "data").unwrap_or_default(),
             )),
-            Some("url") => Part::Image(image_from_url(str_at(source, "url").unwrap_or_default())),
+            Some("url") => Part::Image(image::from_url(str_at(source, "url").unwrap_or_default())),
             _ => opaque("image", b),
         };
     }
     if let Some(data) = str_at(b, "base64").or_else(|| str_at(b, "data")) {
-        return Part::Image(image_from_base64(mime, data));
+        return Part::Image(image::from_base64(mime, data));
     }
     match str_at(b, "url") {
         Some(url) => {
-            let mut img = image_from_url(url);
+            let mut img = image::from_url(url);
             if img.media_type.is_none() {
                 img.media_type = mime.map(str::to_string);
             }

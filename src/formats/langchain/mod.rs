@@ -20,8 +20,8 @@ mod tests;
 use serde_json::Value;
 
 use super::common::{arguments_text, str_at, to_json, u64_at, Item, Loaded};
-use super::openai_chat::shared::{call_id, listing, opaque};
 use super::LoadError;
+use crate::formats::shared::{call_id, listing, opaque};
 use crate::session::{Format, Message, Part, Role, Session, Usage};
 use blocks::content_parts;
 

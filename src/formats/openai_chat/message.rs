@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
-use super::shared::{call_id, image_from_url, opaque};
 use crate::formats::common::{arguments_text, str_at, u64_at, Item};
+use crate::formats::image;
+use crate::formats::shared::{call_id, opaque};
 use crate::session::{Message, Part, Role, Session, Usage};
 
 /// Legacy `function_call`s still waiting for their `function` result: (name, synthesized id).
@@ -129,7 +130,7 @@ fn content_part(p: &Value) -> Part {
             let url = spec
                 .and_then(|s| s.as_str().or_else(|| str_at(s, "url")))
                 .unwrap_or_default();
-            let mut img = image_from_url(url);
+            let mut img = image::from_url(url);
             img.detail = spec.and_then(|s| str_at(s, "detail")).map(str::to_string);
             Part::Image(img)
         }

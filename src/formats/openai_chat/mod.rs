@@ -20,7 +20,7 @@
 //! the role (or its `type`).
 
 mod message;
-pub(crate) mod shared;
+
 #[cfg(test)]
 mod tests;
 
@@ -28,8 +28,8 @@ use serde_json::Value;
 
 use super::common::{str_at, to_json, u64_at, Loaded};
 use super::LoadError;
+use crate::formats::shared::{self, opaque};
 use crate::session::{Format, Message, Part, Role, Session};
-use shared::opaque;
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     let mut session = super::start(Format::OpenAiChat, loaded);

@@ -234,10 +234,5 @@ fn without_payload(b: &Value, key: &str) -> Value {
     copy
 }
 
-/// An item or block kept as it is.
-pub(in crate::formats) fn opaque(kind: &str, v: &Value) -> Part {
-    Part::Opaque {
-        kind: kind.to_string(),
-        raw: to_json(v),
-    }
-}
+/// An item or block kept as it is (inline payloads reduced to their length).
+pub(in crate::formats) use crate::formats::shared::opaque;

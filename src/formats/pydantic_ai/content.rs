@@ -5,7 +5,8 @@
 use serde_json::{Map, Value};
 
 use crate::formats::common::{str_at, to_json};
-use crate::formats::openai_chat::shared::{image_from_base64, image_from_url, opaque};
+use crate::formats::image;
+use crate::formats::shared::opaque;
 use crate::session::Part;
 
 /// Kinds of the multimodal file objects (`MultiModalContent`).
@@ -31,8 +32,8 @@ pub(super) fn file_part(v: &Value) -> Part {
         .and_then(|m| str_at(m, "detail"))
         .map(str::to_string);
     let mut img = match kind {
-        "image-url" => image_from_url(str_at(v, "url").unwrap_or_default()),
-        "binary" if media.is_some_and(|m| m.starts_with("image/")) => image_from_base64(
+        "image-url" => image::from_url(str_at(v, "url").unwrap_or_default()),
+        "binary" if media.is_some_and(|m| m.starts_with("image/")) => image::from_base64(
             media,
             &standard_base64(str_at(v, "data").unwrap_or_default()),
         ),

@@ -27,8 +27,8 @@ mod tests;
 use serde_json::Value;
 
 use super::common::{str_at, Item, Loaded};
-use super::openai_chat::shared::{call_id, listing, opaque};
 use super::LoadError;
+use crate::formats::shared::{call_id, listing, opaque};
 use crate::session::{Format, Message, Part, Role, Session};
 use content::{retry_text, return_content, user_content};
 

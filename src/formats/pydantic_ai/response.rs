@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::content::{args_text, file_part, return_content};
 use crate::formats::common::{str_at, u64_at, Item};
-use crate::formats::openai_chat::shared::{call_id, opaque};
+use crate::formats::shared::{call_id, opaque};
 use crate::session::{CompactionMark, Message, Part, Role, Session, Usage};
 
 pub(super) fn push_response(session: &mut Session, item: &Item<'_>) {

@@ -7,8 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::formats::common::{to_json, Doc, Item, Loaded};
-use crate::formats::image;
-use crate::session::{ImageRef, Part};
+use crate::session::Part;
 
 /// The records of a list-shaped source and the object that wraps them, if any.
 pub(crate) struct Listing<'a> {
@@ -123,30 +122,6 @@ fn strip_payloads(value: &Value, key: Option<&str>) -> Value {
             Value::Object(stripped)
         }
         _ => value.clone(),
-    }
-}
-
-/// `image::from_base64`, except that data which is not ASCII (so not base64) is not decoded:
-/// the header reader slices it by bytes and must not cut a character.
-pub(crate) fn image_from_base64(media_type: Option<&str>, data: &str) -> ImageRef {
-    if data.is_ascii() {
-        return image::from_base64(media_type, data);
-    }
-    ImageRef {
-        media_type: media_type.map(str::to_string),
-        ..ImageRef::default()
-    }
-}
-
-/// `image::from_url`, with the same guard for a data URI whose payload is not ASCII.
-pub(crate) fn image_from_url(url: &str) -> ImageRef {
-    if url.is_ascii() || !url.starts_with("data:") {
-        return image::from_url(url);
-    }
-    let meta = url.trim_start_matches("data:").split([';', ',']).next();
-    ImageRef {
-        media_type: meta.filter(|m| !m.is_empty()).map(str::to_string),
-        ..ImageRef::default()
     }
 }
 
