@@ -26,16 +26,11 @@ pub const EXIT_USAGE: i32 = 2;
 #[command(
     name = "ctxray",
     version,
-    about = "X-ray an LLM agent's context window: tokens per message, tool-call groups, compaction marks",
-    args_conflicts_with_subcommands = true
+    about = "X-ray an LLM agent's context window: tokens per message, tool-call groups, compaction marks"
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Session file or directory to open (`-` reads stdin).
-    pub source: Option<String>,
-    #[command(flatten)]
-    pub common: Common,
+    pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,28 +63,28 @@ pub enum OutputFormat {
 #[derive(Debug, Clone, Args, Default)]
 pub struct Common {
     /// Input format, overriding detection (see `ctxray formats`).
-    #[arg(long, global = true, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     pub from: Option<Format>,
     /// Model name, overriding the session's (sets window and encoding from the registry).
-    #[arg(long, global = true, value_name = "M")]
+    #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// Context window in tokens, overriding the source and the registry.
-    #[arg(long, global = true, value_name = "N")]
+    #[arg(long, value_name = "N")]
     pub window: Option<u64>,
     /// Tokenizer to count with.
-    #[arg(long, global = true, value_name = "ENC", value_parser = parse_encoding)]
+    #[arg(long, value_name = "ENC", value_parser = parse_encoding)]
     pub tokenizer: Option<Encoding>,
     /// Output format.
-    #[arg(long, global = true, value_enum, value_name = "FMT")]
+    #[arg(long, value_enum, value_name = "FMT")]
     pub format: Option<OutputFormat>,
     /// Same as `--format json`.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub json: bool,
     /// No colours in text output.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub no_color: bool,
     /// A configuration file layered over the defaults (e.g. `[models."name"]` entries).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 }
 
@@ -122,14 +117,8 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 /// Runs the parsed command line; the error is printed by `main` as one line, exit 2.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
-        Some(Command::Report { source, common }) => report(&source, &common),
-        Some(Command::Formats { common }) => formats_cmd::run(common.output()),
-        None => match cli.source {
-            Some(source) => report(&source, &cli.common),
-            None => Err(anyhow!(
-                "no SOURCE given: try `ctxray report FILE` (see `ctxray --help`)"
-            )),
-        },
+        Command::Report { source, common } => report(&source, &common),
+        Command::Formats { common } => formats_cmd::run(common.output()),
     }
 }
 
