@@ -8,5 +8,6 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod formats;
+pub mod pyrepr;
 pub mod session;
 pub mod tokens;

@@ -4,6 +4,8 @@
 //! print to stdout; errors are one line on stderr and exit 2.
 
 mod formats_cmd;
+mod plan_cmd;
+mod presets_cmd;
 mod report_json;
 mod report_text;
 mod style;
@@ -42,6 +44,20 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// What a compaction preset would do: trigger, split, the exact summarizer request, findings.
+    Plan {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The compaction presets, the framework version each emulates, and their settings.
+    Presets {
+        #[command(flatten)]
+        common: Common,
+    },
     /// The session formats ctxray reads, with the names `--from` takes.
     Formats {
         #[command(flatten)]
@@ -57,6 +73,17 @@ pub enum OutputFormat {
     Html,
     Github,
     Junit,
+}
+
+/// Which preset, and its settings.
+#[derive(Debug, Clone, Args)]
+pub struct PresetArgs {
+    /// Compaction preset (see `ctxray presets`).
+    #[arg(long, value_name = "P")]
+    pub preset: String,
+    /// A preset setting, with the framework's own parameter name (repeatable).
+    #[arg(long = "set", value_name = "K=V")]
+    pub sets: Vec<String>,
 }
 
 /// Flags every command takes.
@@ -118,14 +145,55 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Report { source, common } => report(&source, &common),
+        Command::Plan {
+            source,
+            preset,
+            common,
+        } => plan(&source, &preset, &common),
+        Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
 }
 
-fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
+fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
     let registry = crate::config::load_registry(common.config.as_deref())?;
     let session = load_source(source, common.from)?;
-    let analysis = Analysis::new(session, &registry, &common.options());
+    Ok(Analysis::new(session, &registry, &common.options()))
+}
+
+fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
+    // Reject an unknown preset or setting before reading a possibly huge file.
+    let found = crate::compaction::preset::find(&preset.preset)?;
+    crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
+    let analysis = analyse(source, common)?;
+    let plan = plan_cmd::plan(&analysis, &preset.preset, &preset.sets)?;
+    let mut out = std::io::stdout().lock();
+    match common.output() {
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &plan_cmd::plan_json(&analysis, &plan))?;
+            writeln!(out)?;
+        }
+        OutputFormat::Text => {
+            let st = style::Style {
+                on: style::use_color(common.no_color),
+            };
+            plan_cmd::write_text(&mut out, &analysis, &plan, st)?;
+        }
+        other => return Err(unsupported(other, "plan")),
+    }
+    out.flush().ok();
+    Ok(0)
+}
+
+fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
+    let name = format
+        .to_possible_value()
+        .map_or("?".into(), |v| v.get_name().to_string());
+    anyhow!("--format {name} is not available for `{command}` (use text or json)")
+}
+
+fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
+    let analysis = analyse(source, common)?;
     let mut out = std::io::stdout().lock();
     match common.output() {
         OutputFormat::Json => {

@@ -97,6 +97,21 @@ impl Loaded {
         }
     }
 
+    /// Positions of every record: JSONL line numbers (skipped lines included) or the indices of
+    /// a top-level array.
+    pub fn record_indices(&self) -> Vec<usize> {
+        match &self.doc {
+            Doc::Lines(lines) => {
+                let mut all: Vec<usize> = lines.iter().map(|r| r.index).collect();
+                all.extend(self.skipped.iter().map(|s| s.line.saturating_sub(1)));
+                all.sort_unstable();
+                all
+            }
+            Doc::Json(Value::Array(items)) => (0..items.len()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The JSONL lines as items (empty for a multi-line JSON document).
     pub fn lines(&self) -> Vec<Item<'_>> {
         match &self.doc {

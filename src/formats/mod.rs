@@ -129,5 +129,6 @@ pub(crate) fn start(format: Format, loaded: &Loaded) -> Session {
     let mut session = Session::new(format, loaded.shown.clone(), Arc::clone(&loaded.buffer));
     session.source.records = loaded.record_count();
     session.source.skipped = loaded.skipped.clone();
+    session.source.record_indices = loaded.record_indices();
     session
 }

@@ -193,6 +193,9 @@ pub struct Source {
     pub path: String,
     /// Records read from the source (lines, array items, event files).
     pub records: usize,
+    /// The position of every record read (0-based line or array index), skipped ones included;
+    /// empty where the format has no list of records.
+    pub record_indices: Vec<usize>,
     pub skipped: Vec<Skipped>,
 }
 

@@ -1,0 +1,255 @@
+//! A compaction plan: what a preset decided for a session, in framework-neutral terms.
+//!
+//! Owns: `Plan`, `Trigger`, `Split`, `PromptMessage`, the `*_source_indices` derivation of
+//! DESIGN.md's contract, and the findings every plan gets whatever the preset (tool-call
+//! integrity after the cut, messages lost, estimator drift).
+
+use std::collections::BTreeSet;
+
+use super::findings::{Finding, Severity};
+use super::settings::Settings;
+use crate::session::{Part, Session};
+
+/// Literal summarizer roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptRole {
+    System,
+    User,
+    Assistant,
+}
+
+impl PromptRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptRole::System => "system",
+            PromptRole::User => "user",
+            PromptRole::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message of the summarizer request, byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptMessage {
+    pub role: PromptRole,
+    pub content: String,
+}
+
+/// Whether the framework's trigger fires, measured with its own estimator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trigger {
+    pub fired: bool,
+    /// What the framework measures (`tokens`, `events`, `messages`, …).
+    pub measure: &'static str,
+    /// The framework's own measurement of the history.
+    pub value: u64,
+    pub threshold: u64,
+    pub reason: String,
+    /// The estimator the framework uses (`chars/4 over str(event)`, …).
+    pub estimator: String,
+}
+
+/// Message indices by fate. Pinned and kept may overlap with summarized where the framework
+/// renders a message it also keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Split {
+    pub pinned: Vec<usize>,
+    pub summarized: Vec<usize>,
+    pub kept: Vec<usize>,
+    pub dropped: Vec<usize>,
+}
+
+/// Where and how the framework inserts the summary it gets back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Insertion {
+    pub role: PromptRole,
+    /// Index in the compacted history.
+    pub position: usize,
+    /// Text the framework puts before the summary.
+    pub prefix: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub preset: &'static str,
+    pub framework: &'static str,
+    pub settings: Settings,
+    pub trigger: Trigger,
+    pub split: Split,
+    pub summarizer: Vec<PromptMessage>,
+    pub insertion: Option<Insertion>,
+    pub findings: Vec<Finding>,
+}
+
+/// The contract's source-record lists: kept, summarized, dropped — each record in one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceFates {
+    pub kept: Vec<usize>,
+    pub summarized: Vec<usize>,
+    pub dropped: Vec<usize>,
+}
+
+/// Derives which source records are kept, summarized or dropped from a message split.
+pub fn source_fates(session: &Session, split: &Split) -> SourceFates {
+    let records_of = |indices: &[usize]| -> BTreeSet<usize> {
+        indices
+            .iter()
+            .filter_map(|&i| session.messages.get(i))
+            .flat_map(|m| m.source_indices.iter().copied())
+            .collect()
+    };
+    let kept: BTreeSet<usize> = records_of(&split.pinned)
+        .union(&records_of(&split.kept))
+        .copied()
+        .collect();
+    let summarized: BTreeSet<usize> = records_of(&split.summarized)
+        .difference(&kept)
+        .copied()
+        .collect();
+    let mut all: BTreeSet<usize> = session.source.record_indices.iter().copied().collect();
+    all.extend(
+        session
+            .messages
+            .iter()
+            .flat_map(|m| m.source_indices.iter().copied()),
+    );
+    all.extend(session.marks.iter().map(|k| k.source_index));
+    let dropped = all
+        .iter()
+        .filter(|r| !kept.contains(r) && !summarized.contains(r))
+        .copied()
+        .collect();
+    SourceFates {
+        kept: kept.into_iter().collect(),
+        summarized: summarized.into_iter().collect(),
+        dropped,
+    }
+}
+
+/// The compacted history's message indices in order (pinned and kept; no summary).
+pub fn surviving(split: &Split) -> Vec<usize> {
+    let set: BTreeSet<usize> = split.pinned.iter().chain(&split.kept).copied().collect();
+    set.into_iter().collect()
+}
+
+/// Findings every plan gets: tool-call integrity of what survives, lost messages, drift.
+pub fn common_findings(
+    session: &Session,
+    split: &Split,
+    trigger: &Trigger,
+    real_tokens: usize,
+) -> Vec<Finding> {
+    let mut out = integrity_findings(session, split);
+    let placed: BTreeSet<usize> = split
+        .pinned
+        .iter()
+        .chain(&split.kept)
+        .chain(&split.summarized)
+        .chain(&split.dropped)
+        .copied()
+        .collect();
+    let lost: Vec<usize> = (0..session.messages.len())
+        .filter(|i| !placed.contains(i))
+        .filter(|&i| session.messages[i].role != crate::session::Role::Event)
+        .collect();
+    if !lost.is_empty() {
+        out.push(Finding {
+            code: "messages-lost",
+            severity: Severity::Error,
+            detail: format!(
+                "{} message(s) are neither kept, summarized nor deliberately dropped",
+                lost.len()
+            ),
+            messages: lost,
+        });
+    }
+    if trigger.measure == "tokens" && real_tokens > 0 && trigger.value > 0 {
+        let ratio = trigger.value as f64 / real_tokens as f64;
+        if !(0.8..=1.25).contains(&ratio) {
+            out.push(Finding {
+                code: "estimator-drift",
+                severity: Severity::Info,
+                messages: Vec::new(),
+                detail: format!(
+                    "the framework's estimator ({}) measures {} tokens where the encoding counts {} ({:+.0}%)",
+                    trigger.estimator,
+                    trigger.value,
+                    real_tokens,
+                    (ratio - 1.0) * 100.0
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// Tool calls left without their result, and results left without their call, in what
+/// survives the compaction.
+fn integrity_findings(session: &Session, split: &Split) -> Vec<Finding> {
+    let survivors = surviving(split);
+    let mut calls: BTreeSet<&str> = BTreeSet::new();
+    let mut results: BTreeSet<&str> = BTreeSet::new();
+    for &i in &survivors {
+        for p in &session.messages[i].parts {
+            match p {
+                Part::ToolCall {
+                    id, server: false, ..
+                } => {
+                    calls.insert(id);
+                }
+                Part::ToolResult { call_id, .. } => {
+                    results.insert(call_id);
+                }
+                _ => {}
+            }
+        }
+    }
+    let server: BTreeSet<&str> = session
+        .messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|p| match p {
+            Part::ToolCall {
+                id, server: true, ..
+            } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut dangling = Vec::new();
+    let mut orphaned = Vec::new();
+    for &i in &survivors {
+        let m = &session.messages[i];
+        if m.client_calls().any(|(id, _)| !results.contains(id)) {
+            dangling.push(i);
+        }
+        if m.result_ids()
+            .any(|id| !calls.contains(id) && !server.contains(id))
+        {
+            orphaned.push(i);
+        }
+    }
+    if !dangling.is_empty() {
+        out.push(Finding {
+            code: "dangling-tool-call",
+            severity: Severity::Warn,
+            detail: format!(
+                "{} kept message(s) call tools whose results do not survive the compaction",
+                dangling.len()
+            ),
+            messages: dangling,
+        });
+    }
+    if !orphaned.is_empty() {
+        out.push(Finding {
+            code: "orphaned-tool-result",
+            severity: Severity::Warn,
+            detail: format!(
+                "{} kept message(s) hold tool results whose calls do not survive the compaction",
+                orphaned.len()
+            ),
+            messages: orphaned,
+        });
+    }
+    out
+}

@@ -1,0 +1,107 @@
+//! The preset interface: one implementation per framework version, and the registry of them.
+//!
+//! Owns: `Preset` (name, framework, parameters, `plan`), `PlanInput` (what a preset may read),
+//! and looking presets up by name. Each preset lives in `presets/` and emulates its framework
+//! exactly, bugs included; this file knows none of them in detail.
+
+use super::groups::Grouping;
+use super::plan::Plan;
+use super::settings::{ParamSpec, SettingError, Settings};
+use crate::analysis::Analysis;
+use crate::session::Session;
+use crate::tokens::{Counter, Counts};
+
+/// What a preset reads: the session, its exact counts, groups, and the window in force.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanInput<'a> {
+    pub session: &'a Session,
+    pub counts: &'a Counts,
+    pub grouping: &'a Grouping,
+    pub counter: &'a Counter,
+    /// Context window in force (flag, source or registry).
+    pub window: u64,
+    /// The window the user gave with `--window`, which presets honour over their own lookup.
+    pub window_flag: Option<u64>,
+    pub model: Option<&'a str>,
+    /// The session's last timestamp, for prompts that embed a date.
+    pub now: Option<&'a str>,
+}
+
+impl<'a> PlanInput<'a> {
+    pub fn new(a: &'a Analysis) -> PlanInput<'a> {
+        PlanInput {
+            session: &a.session,
+            counts: &a.counts,
+            grouping: &a.grouping,
+            counter: &a.counter,
+            window: a.window,
+            window_flag: (a.window_source == crate::analysis::WindowSource::Flag)
+                .then_some(a.window),
+            model: a.model.as_deref(),
+            now: a
+                .session
+                .messages
+                .iter()
+                .rev()
+                .find_map(|m| m.timestamp.as_deref()),
+        }
+    }
+
+    /// The exact token total of the whole history.
+    pub fn real_tokens(&self) -> usize {
+        self.counts.total()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    #[error("unknown preset `{name}`; known presets: {known}")]
+    UnknownPreset { name: String, known: String },
+    #[error("preset `{preset}`: {message}")]
+    Invalid { preset: String, message: String },
+}
+
+pub trait Preset: Sync {
+    /// The name `--preset` takes.
+    fn name(&self) -> &'static str;
+    /// The framework and version emulated, e.g. `openhands-sdk 1.58.2`.
+    fn framework(&self) -> &'static str;
+    /// One line on what it emulates.
+    fn description(&self) -> &'static str;
+    /// Emulated from public behaviour rather than proven against the running framework.
+    fn approximate(&self) -> bool {
+        false
+    }
+    /// Parameters, with the framework's own names and defaults.
+    fn params(&self) -> &'static [ParamSpec];
+    /// The plan for `input` under `settings`.
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError>;
+}
+
+/// Every preset, in the order `ctxray presets` lists them.
+pub fn all() -> Vec<&'static dyn Preset> {
+    super::presets::ALL.to_vec()
+}
+
+/// The preset called `name`.
+pub fn find(name: &str) -> Result<&'static dyn Preset, PlanError> {
+    all()
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| PlanError::UnknownPreset {
+            name: name.to_string(),
+            known: all()
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Resolves settings and runs a preset.
+pub fn run(preset: &dyn Preset, input: &PlanInput, sets: &[String]) -> Result<Plan, PlanError> {
+    let settings = Settings::resolve(preset.name(), preset.params(), sets)?;
+    preset.plan(input, &settings)
+}

@@ -1,0 +1,211 @@
+//! Python's `repr()` / `str()` of JSON-like values, as several frameworks' estimators and
+//! summarizer prompts use them (`str(args)`, `str(event)`, `repr(message)`).
+//!
+//! Owns: quote choice and escapes of `repr(str)`, `True`/`False`/`None`, float formatting and
+//! dict/list layout, over `serde_json::Value` (insertion order kept, as Python dicts keep it).
+//! Tested against real Python output (`fixtures/pyrepr/golden.json`).
+
+use serde_json::Value;
+
+/// `repr(value)` for the Python object `json.loads` would build.
+pub fn repr(value: &Value) -> String {
+    let mut out = String::new();
+    write_repr(value, &mut out);
+    out
+}
+
+/// `str(value)`: a string is itself; anything else is its repr.
+pub fn str_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => repr(other),
+    }
+}
+
+fn write_repr(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else {
+                out.push_str(&float_repr(n.as_f64().unwrap_or(0.0)));
+            }
+        }
+        Value::String(s) => out.push_str(&str_repr(s)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&str_repr(k));
+                out.push_str(": ");
+                write_repr(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `repr(s)` for a Python `str`.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if (c as u32) < 0x7f || is_printable(c) => out.push(c),
+            c => {
+                let n = c as u32;
+                if n <= 0xff {
+                    out.push_str(&format!("\\x{n:02x}"));
+                } else if n <= 0xffff {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
+            }
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `str.isprintable()` for one non-ASCII character: false for separators (Zs, Zl,
+/// Zp), controls (Cc), format characters (Cf), private use (Co) and noncharacters. Unassigned
+/// code points (Cn) are treated as printable: telling them apart needs the Unicode database.
+fn is_printable(c: char) -> bool {
+    let n = c as u32;
+    let not_printable = matches!(n,
+        0x80..=0xa0
+        | 0xad
+        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2
+        | 0x1680 | 0x180e
+        | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x2064 | 0x2066..=0x206f
+        | 0x3000
+        | 0xd800..=0xf8ff
+        | 0xfdd0..=0xfdef
+        | 0xfeff | 0xfff9..=0xfffb
+        | 0x110bd | 0x110cd | 0x13430..=0x1343f
+        | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
+        | 0xe0001 | 0xe0020..=0xe007f
+        | 0xf0000..=0x10ffff
+    );
+    !not_printable && (n & 0xfffe) != 0xfffe
+}
+
+/// `repr(float)`: the shortest round-tripping digits, fixed notation for exponents -4..16,
+/// scientific (`1e+16`, `1.5e-05`) otherwise.
+pub fn float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{sign}{body}")
+    } else {
+        let (head, tail) = digits.split_at(1);
+        let frac = if tail.is_empty() {
+            String::new()
+        } else {
+            format!(".{tail}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{head}{frac}e{esign}{:02}", exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scalars_and_containers() {
+        let v = json!({"path": "a.txt", "n": 3, "ok": true, "x": null, "l": [1.5, "b"]});
+        assert_eq!(
+            repr(&v),
+            "{'path': 'a.txt', 'n': 3, 'ok': True, 'x': None, 'l': [1.5, 'b']}"
+        );
+        assert_eq!(str_of(&json!("plain")), "plain");
+    }
+
+    #[test]
+    fn quotes_and_escapes() {
+        assert_eq!(str_repr("it's"), "\"it's\"");
+        assert_eq!(str_repr("both ' and \""), "'both \\' and \"'");
+        assert_eq!(str_repr("a\nb\t\\\u{1}"), "'a\\nb\\t\\\\\\x01'");
+        assert_eq!(
+            str_repr("caf\u{e9} \u{a0}\u{200b}日本"),
+            "'café \\xa0\\u200b日本'"
+        );
+    }
+
+    #[test]
+    fn floats_like_python() {
+        assert_eq!(float_repr(1.0), "1.0");
+        assert_eq!(float_repr(0.1), "0.1");
+        assert_eq!(float_repr(1e16), "1e+16");
+        assert_eq!(float_repr(1.5e-5), "1.5e-05");
+        assert_eq!(float_repr(0.0001), "0.0001");
+        assert_eq!(float_repr(123456789.125), "123456789.125");
+        assert_eq!(float_repr(-2.5e22), "-2.5e+22");
+    }
+}
