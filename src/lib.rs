@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod cli;
 pub mod compaction;
 pub mod config;
+pub mod diff;
 pub mod formats;
 pub mod pyrepr;
 pub mod session;

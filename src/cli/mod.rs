@@ -3,6 +3,7 @@
 //! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). Commands
 //! print to stdout; errors are one line on stderr and exit 2.
 
+mod diff_cmd;
 mod formats_cmd;
 mod plan_cmd;
 mod presets_cmd;
@@ -46,6 +47,15 @@ pub enum Command {
     },
     /// What a compaction preset would do: trigger, split, the exact summarizer request, findings.
     Plan {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The summarized range against what the summarizer is shown: losses and evidence survival.
+    Diff {
         /// Session file or directory (`-` reads stdin).
         source: String,
         #[command(flatten)]
@@ -150,6 +160,11 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             preset,
             common,
         } => plan(&source, &preset, &common),
+        Command::Diff {
+            source,
+            preset,
+            common,
+        } => diff(&source, &preset, &common),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
@@ -161,12 +176,43 @@ fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
     Ok(Analysis::new(session, &registry, &common.options()))
 }
 
-fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
-    // Reject an unknown preset or setting before reading a possibly huge file.
+/// Loads and analyses a session and runs a preset on it; an unknown preset or setting is
+/// refused before a possibly huge file is read.
+fn planned(
+    source: &str,
+    preset: &PresetArgs,
+    common: &Common,
+) -> anyhow::Result<(Analysis, crate::compaction::Plan)> {
     let found = crate::compaction::preset::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let analysis = analyse(source, common)?;
     let plan = plan_cmd::plan(&analysis, &preset.preset, &preset.sets)?;
+    Ok((analysis, plan))
+}
+
+fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
+    let (analysis, plan) = planned(source, preset, common)?;
+    let d = crate::diff::diff(&analysis.session, &plan);
+    let mut out = std::io::stdout().lock();
+    match common.output() {
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &diff_cmd::diff_json(&analysis, &plan, &d))?;
+            writeln!(out)?;
+        }
+        OutputFormat::Text => {
+            let st = style::Style {
+                on: style::use_color(common.no_color),
+            };
+            diff_cmd::write_text(&mut out, &analysis, &plan, &d, st)?;
+        }
+        other => return Err(unsupported(other, "diff")),
+    }
+    out.flush().ok();
+    Ok(0)
+}
+
+fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
+    let (analysis, plan) = planned(source, preset, common)?;
     let mut out = std::io::stdout().lock();
     match common.output() {
         OutputFormat::Json => {

@@ -1,0 +1,142 @@
+//! `ctxray diff`: the summarized range of a plan against what the summarizer is shown —
+//! per message, characters seen and lost, lost tool names, call ids and arguments, and the
+//! evidence-survival score.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::report_json;
+use super::style::Style;
+use crate::analysis::Analysis;
+use crate::compaction::Plan;
+use crate::diff::Diff;
+
+pub fn diff_json(a: &Analysis, plan: &Plan, d: &Diff) -> Value {
+    json!({
+        "source": {"path": a.session.source.path, "format": a.session.format.name()},
+        "preset": {"name": plan.preset, "framework": plan.framework, "settings": plan.settings.to_json()},
+        "trigger": {"fired": plan.trigger.fired, "reason": plan.trigger.reason},
+        "summarized": plan.split.summarized,
+        "summarizer_input_chars": d.input_chars,
+        "raw_chars": d.raw_chars,
+        "seen_chars": d.seen_chars,
+        "evidence_total": d.evidence_total,
+        "evidence_survived": d.evidence_survived,
+        "evidence_survival": d.evidence_survival(),
+        "messages": d.messages.iter().map(|m| json!({
+            "index": m.index,
+            "role": m.role.as_str(),
+            "raw_chars": m.raw_chars,
+            "seen_chars": m.seen_chars,
+            "lost_chars": m.lost_chars(),
+            "tool_names_lost": m.tool_names_lost,
+            "call_ids_lost": m.call_ids_lost,
+            "arguments_total": m.arguments_total,
+            "arguments_lost": m.arguments_lost,
+            "evidence": m.evidence.iter().map(|(e, s)| json!({"kind": e.kind.as_str(), "text": e.text, "survived": s})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "findings": a.findings.iter().chain(&plan.findings).map(report_json::finding).collect::<Vec<_>>(),
+    })
+}
+
+pub fn write_text(
+    out: &mut impl Write,
+    a: &Analysis,
+    plan: &Plan,
+    d: &Diff,
+    st: Style,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}  {}  preset {}",
+        st.bold(&a.session.source.path),
+        a.session.format.name(),
+        plan.preset
+    )?;
+    if plan.split.summarized.is_empty() {
+        writeln!(out, "nothing is summarized: {}", plan.trigger.reason)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} messages summarized · {} of {} characters reach the summarizer ({:.0}%) · evidence survival {}/{} ({:.0}%)",
+        d.messages.len(),
+        d.seen_chars,
+        d.raw_chars,
+        pct(d.seen_chars, d.raw_chars),
+        d.evidence_survived,
+        d.evidence_total,
+        d.evidence_survival() * 100.0
+    )?;
+    for m in &d.messages {
+        let bar = seen_bar(m.seen_chars, m.raw_chars, st);
+        writeln!(
+            out,
+            "{:>5}  {:<9} {bar} {:>7} / {:<7} chars seen",
+            m.index,
+            m.role.as_str(),
+            m.seen_chars,
+            m.raw_chars
+        )?;
+        let mut losses: Vec<String> = Vec::new();
+        if !m.tool_names_lost.is_empty() {
+            losses.push(format!("tools {}", m.tool_names_lost.join(", ")));
+        }
+        if !m.arguments_lost.is_empty() {
+            losses.push(format!(
+                "{}/{} argument values",
+                m.arguments_lost.len(),
+                m.arguments_total
+            ));
+        }
+        if !m.call_ids_lost.is_empty() {
+            losses.push(format!("{} call id(s)", m.call_ids_lost.len()));
+        }
+        let lost_evidence: Vec<&str> = m
+            .evidence
+            .iter()
+            .filter(|(_, s)| !s)
+            .map(|(e, _)| e.text.as_str())
+            .take(6)
+            .collect();
+        if !lost_evidence.is_empty() {
+            losses.push(format!("evidence {}", lost_evidence.join(" ")));
+        }
+        if !losses.is_empty() {
+            writeln!(
+                out,
+                "       {}",
+                st.paint("31", &format!("lost: {}", losses.join(" · ")))
+            )?;
+        }
+    }
+    for f in a.findings.iter().chain(&plan.findings) {
+        writeln!(
+            out,
+            "{} {}: {}",
+            st.severity(f.severity.as_str(), &format!("{:<5}", f.severity.as_str())),
+            f.code,
+            f.detail
+        )?;
+    }
+    Ok(())
+}
+
+fn pct(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        100.0
+    } else {
+        a as f64 * 100.0 / b as f64
+    }
+}
+
+fn seen_bar(seen: usize, raw: usize, st: Style) -> String {
+    const W: usize = 24;
+    let filled = (seen * W).checked_div(raw).unwrap_or(W).min(W);
+    format!(
+        "{}{}",
+        st.paint("32", &"█".repeat(filled)),
+        st.paint("31", &"░".repeat(W - filled))
+    )
+}

@@ -1,0 +1,145 @@
+//! Evidence: the concrete facts of a history that a good summary must carry forward — file
+//! paths, commands, URLs, numbers, identifiers, tool-call ids.
+//!
+//! Owns: extracting evidence items from text with fixed patterns, and checking which survive
+//! into another text. Deterministic and order-preserving.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What kind of fact an evidence item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EvidenceKind {
+    Path,
+    Url,
+    Number,
+    Identifier,
+    Command,
+}
+
+impl EvidenceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceKind::Path => "path",
+            EvidenceKind::Url => "url",
+            EvidenceKind::Number => "number",
+            EvidenceKind::Identifier => "identifier",
+            EvidenceKind::Command => "command",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Evidence {
+    pub kind: EvidenceKind,
+    pub text: String,
+}
+
+fn patterns() -> &'static [(EvidenceKind, Regex)] {
+    static PATTERNS: OnceLock<Vec<(EvidenceKind, Regex)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let table = [
+            (EvidenceKind::Url, r"https?://[^\s'\x22<>)\]]+"),
+            (
+                EvidenceKind::Path,
+                r"(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}|\b[\w-]+(?:/[\w.-]+)+\.\w{1,5}\b|\b[\w-]+\.(?:rs|py|ts|tsx|js|jsx|json|jsonl|md|toml|ya?ml|txt|go|java|c|h|cc|cpp|hpp|sh|sql|html|css|lock|cfg|ini)\b",
+            ),
+            (EvidenceKind::Number, r"\b\d[\d_,.]{2,}\d\b|\b\d{3,}\b"),
+            (
+                EvidenceKind::Identifier,
+                r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+\b",
+            ),
+        ];
+        table
+            .iter()
+            .filter_map(|(k, p)| Regex::new(p).ok().map(|r| (*k, r)))
+            .collect()
+    })
+}
+
+/// Evidence items in `text`, each once, in order of first appearance.
+pub fn extract(text: &str) -> Vec<Evidence> {
+    let mut found: Vec<(usize, Evidence)> = Vec::new();
+    let mut taken: Vec<std::ops::Range<usize>> = Vec::new();
+    for (kind, re) in patterns() {
+        for m in re.find_iter(text) {
+            let r = m.range();
+            if taken.iter().any(|t| t.start < r.end && r.start < t.end) {
+                continue;
+            }
+            let item = m.as_str().trim_end_matches(['.', ',', ':', ';']);
+            if item.len() < 3 {
+                continue;
+            }
+            taken.push(r.clone());
+            found.push((
+                r.start,
+                Evidence {
+                    kind: *kind,
+                    text: item.to_string(),
+                },
+            ));
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<Evidence> = Vec::new();
+    for (_, e) in found {
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Whether an evidence item appears in `haystack`.
+pub fn survives(item: &Evidence, haystack: &str) -> bool {
+    haystack.contains(item.text.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_paths_numbers_identifiers_and_urls() {
+        let t = "edited src/main.rs and /etc/hosts, see https://example.com/x?y=1 — exit 127, took 1,234 ms in parse_args and fooBar";
+        let items: Vec<(EvidenceKind, &str)> = Vec::leak(extract(t))
+            .iter()
+            .map(|e| (e.kind, e.text.as_str()))
+            .collect();
+        assert!(
+            items.contains(&(EvidenceKind::Path, "src/main.rs")),
+            "{items:?}"
+        );
+        assert!(
+            items.contains(&(EvidenceKind::Path, "/etc/hosts")),
+            "{items:?}"
+        );
+        assert!(
+            items.contains(&(EvidenceKind::Url, "https://example.com/x?y=1")),
+            "{items:?}"
+        );
+        assert!(items.contains(&(EvidenceKind::Number, "127")), "{items:?}");
+        assert!(
+            items.contains(&(EvidenceKind::Number, "1,234")),
+            "{items:?}"
+        );
+        assert!(
+            items.contains(&(EvidenceKind::Identifier, "parse_args")),
+            "{items:?}"
+        );
+        assert!(
+            items.contains(&(EvidenceKind::Identifier, "fooBar")),
+            "{items:?}"
+        );
+    }
+
+    #[test]
+    fn each_item_once_and_survival_is_substring() {
+        let items = extract("a.txt then a.txt again");
+        assert_eq!(items.len(), 1);
+        assert!(survives(&items[0], "I edited a.txt"));
+        assert!(!survives(&items[0], "I edited b.txt"));
+    }
+}

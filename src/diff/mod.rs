@@ -1,0 +1,282 @@
+//! Raw history against summarizer input: for each summarized message, how much of it the
+//! summarizer is actually shown, which tool names, call ids and arguments are lost, and which
+//! pieces of evidence survive — the evidence-survival score.
+//!
+//! Owns: the alignment (line by line, with partial credit for a line cut short) and the loss
+//! statistics. Pure: reads a session and a plan, knows nothing of presets or terminals.
+
+pub mod evidence;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::compaction::Plan;
+use crate::session::{Message, Part, Role, Session};
+pub use evidence::{Evidence, EvidenceKind};
+
+/// What the summarizer sees of one summarized message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageDiff {
+    pub index: usize,
+    pub role: Role,
+    /// Characters of the message's content (text, calls with arguments, results, reasoning).
+    pub raw_chars: usize,
+    /// Of those, the characters found in the summarizer input.
+    pub seen_chars: usize,
+    pub tool_names_lost: Vec<String>,
+    pub call_ids_lost: Vec<String>,
+    /// Argument values (strings and numbers of 3+ characters) of the message's tool calls.
+    pub arguments_total: usize,
+    pub arguments_lost: Vec<String>,
+    /// Evidence items of this message, and whether each survives.
+    pub evidence: Vec<(Evidence, bool)>,
+}
+
+impl MessageDiff {
+    pub fn lost_chars(&self) -> usize {
+        self.raw_chars.saturating_sub(self.seen_chars)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diff {
+    pub messages: Vec<MessageDiff>,
+    /// Characters of the whole summarizer input.
+    pub input_chars: usize,
+    pub raw_chars: usize,
+    pub seen_chars: usize,
+    /// Distinct evidence items of the summarized range, and how many survive.
+    pub evidence_total: usize,
+    pub evidence_survived: usize,
+}
+
+impl Diff {
+    /// Share of the summarized range's evidence that reaches the summarizer (1.0 when none).
+    pub fn evidence_survival(&self) -> f64 {
+        if self.evidence_total == 0 {
+            1.0
+        } else {
+            self.evidence_survived as f64 / self.evidence_total as f64
+        }
+    }
+}
+
+/// Diffs the summarized messages of `plan` against its summarizer input.
+pub fn diff(session: &Session, plan: &Plan) -> Diff {
+    let input: String = plan
+        .summarizer
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let messages: Vec<MessageDiff> = plan
+        .split
+        .summarized
+        .iter()
+        .filter_map(|&i| session.messages.get(i))
+        .map(|m| diff_message(m, &input))
+        .collect();
+    let mut all: BTreeSet<&Evidence> = BTreeSet::new();
+    let mut kept: BTreeSet<&Evidence> = BTreeSet::new();
+    for m in &messages {
+        for (e, survived) in &m.evidence {
+            all.insert(e);
+            if *survived {
+                kept.insert(e);
+            }
+        }
+    }
+    Diff {
+        input_chars: input.chars().count(),
+        raw_chars: messages.iter().map(|m| m.raw_chars).sum(),
+        seen_chars: messages.iter().map(|m| m.seen_chars).sum(),
+        evidence_total: all.len(),
+        evidence_survived: kept.len(),
+        messages,
+    }
+}
+
+fn diff_message(m: &Message, input: &str) -> MessageDiff {
+    let texts = content_texts(m);
+    let raw_chars = texts.iter().map(|t| t.chars().count()).sum();
+    let seen_chars = texts.iter().map(|t| seen_in(t, input)).sum();
+    let mut tool_names_lost = Vec::new();
+    let mut call_ids_lost = Vec::new();
+    let mut arguments_total = 0;
+    let mut arguments_lost = Vec::new();
+    let mut items: Vec<Evidence> = Vec::new();
+    for part in &m.parts {
+        match part {
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => {
+                if !input.contains(name.as_str()) && !tool_names_lost.contains(name) {
+                    tool_names_lost.push(name.clone());
+                }
+                if !input.contains(id.as_str()) {
+                    call_ids_lost.push(id.clone());
+                }
+                let values = argument_values(arguments);
+                arguments_total += values.len();
+                if let Some(cmd) = command_of(arguments) {
+                    items.push(Evidence {
+                        kind: EvidenceKind::Command,
+                        text: cmd,
+                    });
+                }
+                arguments_lost.extend(values.into_iter().filter(|v| !input.contains(v.as_str())));
+            }
+            Part::ToolResult { call_id, .. } if !input.contains(call_id.as_str()) => {
+                call_ids_lost.push(call_id.clone());
+            }
+            _ => {}
+        }
+    }
+    for t in &texts {
+        items.extend(evidence::extract(t));
+    }
+    let mut seen_items: Vec<Evidence> = Vec::new();
+    let evidence = items
+        .into_iter()
+        .filter(|e| e.text.len() >= 3)
+        .filter(|e| {
+            let fresh = !seen_items.contains(e);
+            if fresh {
+                seen_items.push(e.clone());
+            }
+            fresh
+        })
+        .map(|e| {
+            let s = evidence::survives(&e, input);
+            (e, s)
+        })
+        .collect();
+    MessageDiff {
+        index: m.index,
+        role: m.role,
+        raw_chars,
+        seen_chars,
+        tool_names_lost,
+        call_ids_lost,
+        arguments_total,
+        arguments_lost,
+        evidence,
+    }
+}
+
+/// The texts a message is made of, as the summarizer could be shown them.
+fn content_texts(m: &Message) -> Vec<String> {
+    m.parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Opaque { .. } | Part::Image(_) => None,
+            // Arguments as their decoded values: escapes of the JSON text are not content.
+            Part::ToolCall {
+                name, arguments, ..
+            } => {
+                let mut values = vec![name.clone()];
+                match serde_json::from_str::<Value>(arguments) {
+                    Ok(v) => all_leaves(&v, &mut values),
+                    Err(_) => values.push(arguments.clone()),
+                }
+                Some(values.join("\n"))
+            }
+            other => Some(other.plain_text()),
+        })
+        .filter(|t| !t.trim().is_empty())
+        .collect()
+}
+
+/// Characters of `text` found in `input`: whole lines, or the longest prefix of a line that
+/// was cut short (a preview), line by line.
+fn seen_in(text: &str, input: &str) -> usize {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            if input.contains(line) {
+                return line.chars().count();
+            }
+            longest_seen_prefix(line, input)
+        })
+        .sum()
+}
+
+fn longest_seen_prefix(line: &str, input: &str) -> usize {
+    let bounds: Vec<usize> = line
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([line.len()])
+        .collect();
+    let (mut lo, mut hi) = (0usize, bounds.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if input.contains(&line[..bounds[mid]]) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    // A short common prefix is coincidence, not the line.
+    if lo >= 16 {
+        lo
+    } else {
+        0
+    }
+}
+
+/// String and number leaves of a tool call's JSON arguments (3+ characters), in order.
+fn argument_values(arguments: &str) -> Vec<String> {
+    let Ok(value) = serde_json::from_str::<Value>(arguments) else {
+        return if arguments.trim().len() >= 3 {
+            vec![arguments.trim().to_string()]
+        } else {
+            Vec::new()
+        };
+    };
+    let mut out = Vec::new();
+    leaves(&value, &mut out);
+    out
+}
+
+/// Every string and number leaf, whatever its length.
+fn all_leaves(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|x| all_leaves(x, out)),
+        Value::Object(map) => map.values().for_each(|x| all_leaves(x, out)),
+        _ => {}
+    }
+}
+
+fn leaves(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if s.chars().count() >= 3 => out.push(s.clone()),
+        Value::Number(n) if n.to_string().len() >= 3 => out.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|x| leaves(x, out)),
+        Value::Object(map) => map.values().for_each(|x| leaves(x, out)),
+        _ => {}
+    }
+}
+
+/// The command a shell-like tool call runs (`command`/`cmd` argument), first line.
+fn command_of(arguments: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(arguments).ok()?;
+    let cmd = v.get("command").or_else(|| v.get("cmd"))?;
+    let text = match cmd {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    };
+    let first = text.lines().next()?.trim().to_string();
+    (first.len() >= 3).then_some(first)
+}
