@@ -221,3 +221,104 @@ fn a_malformed_line_is_reported_and_the_rest_loads() {
         .any(|f| f["code"] == "skipped-lines"));
     assert!(!r["messages"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn plan_and_diff_refuse_unknown_presets_and_settings_with_exit_2() {
+    let path = samples().join("frameworks/langchain_messages_to_dict.json");
+    let p = path.to_str().unwrap();
+    for args in [
+        vec!["plan", p, "--preset", "nonesuch"],
+        vec!["plan", p, "--preset", "dimos", "--set", "max_size=3"],
+        vec![
+            "plan",
+            p,
+            "--preset",
+            "dimos",
+            "--set",
+            "trigger_ratio=high",
+        ],
+        vec!["diff", p, "--preset", "dimos", "--set", "keep_ratio"],
+        vec!["plan", "no/such.json", "--preset", "nonesuch"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = one_clear_line(&out);
+        assert!(
+            !err.contains("no/such.json"),
+            "preset checked before the file: {err}"
+        );
+    }
+}
+
+#[test]
+fn plan_json_names_every_source_record_once() {
+    let path = samples().join("frameworks/langchain_messages_to_dict.json");
+    let out = run(&[
+        "plan",
+        path.to_str().unwrap(),
+        "--preset",
+        "dimos",
+        "--set",
+        "context_window=100",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["preset"]["name"], "dimos");
+    assert_eq!(r["preset"]["settings"]["context_window"], 100);
+    assert_eq!(r["trigger"]["fired"], true);
+    let mut all: Vec<u64> = [
+        "kept_source_indices",
+        "summarized_source_indices",
+        "dropped_source_indices",
+    ]
+    .iter()
+    .flat_map(|k| {
+        r[*k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+    })
+    .collect();
+    all.sort_unstable();
+    let records = r["source"]["records"].as_u64().unwrap();
+    assert_eq!(all, (0..records).collect::<Vec<_>>());
+    let msgs = r["summarizer"]["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0]["role"], "user");
+}
+
+#[test]
+fn presets_lists_dimos_with_its_settings() {
+    let out = run(&["presets", "--json"]);
+    assert!(out.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dimos = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "dimos")
+        .unwrap();
+    assert_eq!(dimos["approximate"], true);
+    let names: Vec<&str> = dimos["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "context_window",
+            "trigger_ratio",
+            "keep_ratio",
+            "summarize_with_model",
+            "max_chars"
+        ]
+    );
+}
