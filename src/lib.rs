@@ -10,5 +10,6 @@ pub mod config;
 pub mod diff;
 pub mod formats;
 pub mod pyrepr;
+pub mod secrets;
 pub mod session;
 pub mod tokens;

@@ -202,3 +202,33 @@ fn bad_settings_are_refused() {
     assert!(preset::run(dimos, &input, &["max_size=3".into()]).is_err());
     assert!(preset::find("nonesuch").is_err());
 }
+
+#[test]
+fn a_secret_in_the_summarizer_input_is_flagged() {
+    let h = [
+        msg(
+            "human",
+            json!(format!(
+                "deploy with OPENAI_API_KEY=sk-proj-abcDEF1234567890ghijKLMN {}",
+                text(300)
+            )),
+        ),
+        msg("ai", json!(text(400))),
+        msg("human", json!(text(400))),
+    ];
+    let (_, p) = plan(&h, &["context_window=300"]);
+    assert_eq!(p.split.summarized, vec![0, 1]);
+    let f = p
+        .findings
+        .iter()
+        .find(|f| f.code == "secret-in-summarizer-input")
+        .unwrap();
+    assert_eq!(f.messages, vec![0]);
+    assert!(f.detail.contains("openai-key"), "{}", f.detail);
+    assert!(
+        p.summarizer[0]
+            .content
+            .contains("sk-proj-abcDEF1234567890ghijKLMN"),
+        "plan shows the exact input"
+    );
+}

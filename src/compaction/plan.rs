@@ -183,6 +183,46 @@ pub fn common_findings(
     out
 }
 
+/// Secrets in the summarizer request: `plan` shows the request as the framework would send
+/// it, secrets included, and says so (a real summarizer call masks them first).
+pub fn secret_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut count = 0;
+    for m in &plan.summarizer {
+        for found in crate::secrets::find(&m.content) {
+            count += 1;
+            if !kinds.contains(&found.kind) {
+                kinds.push(found.kind);
+            }
+        }
+    }
+    if count == 0 {
+        return Vec::new();
+    }
+    let messages = plan
+        .split
+        .summarized
+        .iter()
+        .copied()
+        .filter(|&i| {
+            session.messages.get(i).is_some_and(|m| {
+                m.parts
+                    .iter()
+                    .any(|p| !crate::secrets::find(&p.plain_text()).is_empty())
+            })
+        })
+        .collect();
+    vec![Finding {
+        code: "secret-in-summarizer-input",
+        severity: Severity::Error,
+        messages,
+        detail: format!(
+            "{count} secret(s) ({}) would be sent to the summarizer; a real summarizer call masks them",
+            kinds.join(", ")
+        ),
+    }]
+}
+
 /// Tool calls left without their result, and results left without their call, in what
 /// survives the compaction.
 fn integrity_findings(session: &Session, split: &Split) -> Vec<Finding> {

@@ -100,8 +100,12 @@ pub fn find(name: &str) -> Result<&'static dyn Preset, PlanError> {
         })
 }
 
-/// Resolves settings and runs a preset.
+/// Resolves settings and runs a preset, then adds the findings every plan gets from its
+/// summarizer request (secrets that would be sent).
 pub fn run(preset: &dyn Preset, input: &PlanInput, sets: &[String]) -> Result<Plan, PlanError> {
     let settings = Settings::resolve(preset.name(), preset.params(), sets)?;
-    preset.plan(input, &settings)
+    let mut plan = preset.plan(input, &settings)?;
+    plan.findings
+        .extend(super::plan::secret_findings(input.session, &plan));
+    Ok(plan)
 }

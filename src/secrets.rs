@@ -1,0 +1,153 @@
+//! Secrets in text: provider API keys, tokens, private keys, and credential-looking values in
+//! `*_KEY=` / `Authorization:` lines — found so that `plan` can flag them and a real summarizer
+//! call can mask them before anything leaves the machine.
+//!
+//! Owns: the patterns, finding matches, and masking (`[REDACTED:<kind>]`). Pure.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    pub kind: &'static str,
+    pub range: Range<usize>,
+}
+
+fn patterns() -> &'static [(&'static str, Regex)] {
+    static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
+    P.get_or_init(|| {
+        let table: &[(&str, &str)] = &[
+            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+            ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+            ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+            ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
+            ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+            ("aws-access-key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
+            ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
+            ("stripe-key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}"),
+            ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
+            ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+            ("bearer-token", r"(?i)\bauthorization:\s*(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"),
+            ("credential-assignment", r#"(?i)\b[A-Z0-9_]*(?:API_KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_KEY)[A-Z0-9_]*\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
+        ];
+        table
+            .iter()
+            .filter_map(|(k, p)| Regex::new(p).ok().map(|r| (*k, r)))
+            .collect()
+    })
+}
+
+/// Secrets in `text`, in order, not overlapping. For assignment and header patterns the match
+/// is the value only; and such a value must look random (not a word or a placeholder).
+pub fn find(text: &str) -> Vec<SecretMatch> {
+    let mut out: Vec<SecretMatch> = Vec::new();
+    for (kind, re) in patterns() {
+        for caps in re.captures_iter(text) {
+            let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
+                continue;
+            };
+            let value_only = caps.get(1).is_some();
+            if value_only && !looks_random(m.as_str()) {
+                continue;
+            }
+            let r = m.range();
+            if out
+                .iter()
+                .any(|o| o.range.start < r.end && r.start < o.range.end)
+            {
+                continue;
+            }
+            out.push(SecretMatch { kind, range: r });
+        }
+    }
+    out.sort_by_key(|m| m.range.start);
+    out
+}
+
+/// `text` with every secret replaced by `[REDACTED:<kind>]`, and how many were replaced.
+pub fn mask(text: &str) -> (String, usize) {
+    let found = find(text);
+    if found.is_empty() {
+        return (text.to_string(), 0);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for m in &found {
+        out.push_str(&text[at..m.range.start]);
+        out.push_str(&format!("[REDACTED:{}]", m.kind));
+        at = m.range.end;
+    }
+    out.push_str(&text[at..]);
+    (out, found.len())
+}
+
+/// Shannon entropy per character above 3.5 bits with letters and digits mixed: a generated
+/// token, not a word, a path or `changeme`.
+fn looks_random(value: &str) -> bool {
+    let has_digit = value.bytes().any(|b| b.is_ascii_digit());
+    let has_alpha = value.bytes().any(|b| b.is_ascii_alphabetic());
+    if !(has_digit && has_alpha) {
+        return false;
+    }
+    let mut counts = [0usize; 256];
+    for b in value.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = value.len() as f64;
+    let entropy: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum();
+    entropy > 3.5
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_provider_keys_tokens_and_pem_blocks() {
+        let text = "key sk-proj-abcDEF1234567890ghijKLMN and sk-ant-api03-AAAABBBBCCCCDDDD1234 \
+            gh ghp_0123456789abcdefghijABCDEFGHIJ0123 aws AKIAIOSFODNN7EXAMPLE \
+            jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n\
+            -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----";
+        let kinds: Vec<&str> = find(text).iter().map(|m| m.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "openai-key",
+                "anthropic-key",
+                "github-token",
+                "aws-access-key",
+                "jwt",
+                "private-key"
+            ]
+        );
+    }
+
+    #[test]
+    fn assignments_and_headers_need_a_random_value() {
+        let found =
+            find("export OPENAI_API_KEY=9f8e7d6c5b4a3f2e1d0c9b8a\nDB_PASSWORD=changeme_please_now");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, "credential-assignment");
+        let header = find("Authorization: Bearer q8Zr3kLm29XvPa0Wn7Tb");
+        assert_eq!(header.len(), 1);
+        assert_eq!(header[0].kind, "bearer-token");
+        assert!(find("the token budget is 8000 and the path is src/secrets.rs").is_empty());
+    }
+
+    #[test]
+    fn masking_replaces_each_secret() {
+        let (masked, n) = mask("use sk-proj-abcDEF1234567890ghijKLMN now");
+        assert_eq!(n, 1);
+        assert_eq!(masked, "use [REDACTED:openai-key] now");
+        assert_eq!(mask("nothing here"), ("nothing here".to_string(), 0));
+    }
+}
