@@ -13,3 +13,4 @@ pub mod pyrepr;
 pub mod secrets;
 pub mod session;
 pub mod tokens;
+pub mod tui;

@@ -29,11 +29,26 @@ pub const EXIT_USAGE: i32 = 2;
 #[command(
     name = "ctxray",
     version,
-    about = "X-ray an LLM agent's context window: tokens per message, tool-call groups, compaction marks"
+    about = "X-ray an LLM agent's context window: tokens per message, tool-call groups, compaction marks",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// Session file or directory to open in the inspector (`-` reads stdin).
+    pub source: Option<String>,
+    /// Compaction preset to preview (see `ctxray presets`).
+    #[arg(long, value_name = "P")]
+    pub preset: Option<String>,
+    /// A preset setting (repeatable).
+    #[arg(long = "set", value_name = "K=V")]
+    pub sets: Vec<String>,
+    /// Theme: dark, light or high-contrast.
+    #[arg(long, value_name = "NAME", default_value = "dark")]
+    pub theme: String,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 #[derive(Debug, Subcommand)]
@@ -153,7 +168,10 @@ fn parse_encoding(s: &str) -> Result<Encoding, String> {
 
 /// Runs the parsed command line; the error is printed by `main` as one line, exit 2.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return inspect(cli);
+    };
+    match command {
         Command::Report { source, common } => report(&source, &common),
         Command::Plan {
             source,
@@ -168,6 +186,34 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
+}
+
+/// `ctxray SOURCE`: the interactive inspector.
+fn inspect(cli: Cli) -> anyhow::Result<i32> {
+    let Some(source) = cli.source.as_deref() else {
+        return Err(anyhow!(
+            "no SOURCE given: `ctxray FILE` opens the inspector, `ctxray report FILE` prints a report (see --help)"
+        ));
+    };
+    if source == "-" {
+        return Err(anyhow!(
+            "the inspector reads a file; pipe stdin to `ctxray report -` instead"
+        ));
+    }
+    if let Some(name) = &cli.preset {
+        let found = crate::compaction::preset::find(name)?;
+        crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
+    }
+    let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
+    let analysis = analyse(source, &cli.common)?;
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return Err(anyhow!(
+            "stdout is not a terminal: use `ctxray report {source}` for a printed report"
+        ));
+    }
+    let state = crate::tui::AppState::new(analysis, cli.preset, cli.sets);
+    crate::tui::runtime::run(state, theme)?;
+    Ok(0)
 }
 
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {

@@ -1,0 +1,17 @@
+//! The interactive inspector: `ctxray SOURCE`.
+//!
+//! Owns the terminal side only. `state` holds everything a frame shows; `update` is pure
+//! (`Msg` in, state changed, `Effect`s out); `views` render from `&AppState`; `runtime` owns the
+//! terminal, reads keys and runs effects. The core (session, tokens, compaction) is used, never
+//! reimplemented here.
+
+pub mod keymap;
+pub mod msg;
+pub mod runtime;
+pub mod state;
+pub mod theme;
+pub mod update;
+pub mod views;
+
+pub use msg::{Effect, Msg};
+pub use state::AppState;

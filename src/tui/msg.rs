@@ -1,0 +1,28 @@
+//! What can happen to the inspector (`Msg`) and what it asks the runtime to do (`Effect`).
+
+/// An input to `update`: a key mapped through the keymap, a resize, a task's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Move focus between the message list and the detail pane.
+    FocusNext,
+    /// Cycle the active compaction preset.
+    NextPreset,
+    ToggleHelp,
+    /// Close the help or, with nothing open, quit.
+    Back,
+    Quit,
+    /// Rows available to the message list, as laid out by the last frame.
+    Viewport(u16),
+}
+
+/// Work `update` asks the runtime to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+}

@@ -1,0 +1,176 @@
+//! The detail pane: the selected message whole — its parts, tool arguments as indented JSON,
+//! results, reasoning, usage — long content folded with a count of the hidden lines.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::thousands;
+use crate::session::{Message, Part};
+use crate::tui::state::{AppState, Focus};
+use crate::tui::theme::Theme;
+
+/// Lines of one part shown before the rest is folded.
+const FOLD_AT: usize = 60;
+
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let border = if state.focus == Focus::Detail {
+        "title"
+    } else {
+        "dim"
+    };
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.fg(border));
+    let lines = match state.analysis.session.messages.get(state.selected) {
+        Some(m) => message_lines(state, m, theme),
+        None => vec![Line::styled("no messages", theme.fg("dim"))],
+    };
+    let para = Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((state.detail_scroll, 0));
+    frame.render_widget(para, area);
+}
+
+fn message_lines<'a>(state: &AppState, m: &Message, theme: &Theme) -> Vec<Line<'a>> {
+    let count = state
+        .analysis
+        .counts
+        .messages
+        .get(m.index)
+        .copied()
+        .unwrap_or_default();
+    let role = m.role.as_str();
+    let mut head = vec![
+        Span::styled(format!(" #{} ", m.index), theme.bold("title")),
+        Span::styled(role.to_string(), theme.bold(role)),
+        Span::styled(
+            format!(
+                "  {} tokens + {} overhead · records {:?}",
+                thousands(count.tokens as u64),
+                count.overhead,
+                m.source_indices
+            ),
+            theme.fg("dim"),
+        ),
+    ];
+    if let Some(u) = &m.usage {
+        head.push(Span::styled(
+            format!(
+                " · reported in {} out {}",
+                u.context_input().map_or("-".into(), thousands),
+                u.output.map_or("-".into(), thousands)
+            ),
+            theme.fg("info"),
+        ));
+    }
+    let mut lines = vec![Line::from(head)];
+    for part in &m.parts {
+        part_lines(part, theme, &mut lines);
+    }
+    lines
+}
+
+fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
+    match part {
+        Part::Text { text } => folded(text, theme, "title", out),
+        Part::Summary { text } => {
+            out.push(Line::styled("▸ summary", theme.bold("mark")));
+            folded(text, theme, "title", out);
+        }
+        Part::Reasoning { text, opaque_len } => {
+            out.push(Line::styled(
+                format!(
+                    "▸ reasoning{}",
+                    if *opaque_len > 0 {
+                        format!(" (+{opaque_len} encrypted chars)")
+                    } else {
+                        String::new()
+                    }
+                ),
+                theme.fg("dim"),
+            ));
+            folded(text, theme, "dim", out);
+        }
+        Part::ToolCall {
+            id,
+            name,
+            arguments,
+            server,
+        } => {
+            let side = if *server { " (provider-run)" } else { "" };
+            out.push(Line::styled(
+                format!("▸ call {name} [{id}]{side}"),
+                theme.bold("tool"),
+            ));
+            let pretty = serde_json::from_str::<serde_json::Value>(arguments)
+                .ok()
+                .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                .unwrap_or_else(|| arguments.clone());
+            folded(&pretty, theme, "assistant", out);
+        }
+        Part::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } => {
+            let role = if *is_error == Some(true) {
+                "error"
+            } else {
+                "tool"
+            };
+            out.push(Line::styled(
+                format!(
+                    "▸ result [{call_id}]{}",
+                    if *is_error == Some(true) {
+                        " error"
+                    } else {
+                        ""
+                    }
+                ),
+                theme.bold(role),
+            ));
+            for p in content {
+                part_lines(p, theme, out);
+            }
+        }
+        Part::Image(img) => out.push(Line::styled(
+            format!(
+                "▸ image {} {}{}",
+                img.media_type.as_deref().unwrap_or(""),
+                img.width
+                    .zip(img.height)
+                    .map_or(String::new(), |(w, h)| format!("{w}×{h} ")),
+                img.bytes.map_or_else(
+                    || img.url.clone().unwrap_or_default(),
+                    |b| format!("{b} bytes")
+                )
+            ),
+            theme.fg("info"),
+        )),
+        Part::Opaque { kind, raw } => {
+            out.push(Line::styled(
+                format!(
+                    "▸ {kind} (not sent to the model as text, {} chars)",
+                    raw.chars().count()
+                ),
+                theme.fg("dim"),
+            ));
+        }
+    }
+}
+
+fn folded<'a>(text: &str, theme: &Theme, role: &str, out: &mut Vec<Line<'a>>) {
+    let total = text.lines().count();
+    for l in text.lines().take(FOLD_AT) {
+        out.push(Line::styled(l.to_string(), theme.fg(role)));
+    }
+    if total > FOLD_AT {
+        out.push(Line::styled(
+            format!("… {} more lines", total - FOLD_AT),
+            theme.fg("dim"),
+        ));
+    }
+}

@@ -1,0 +1,167 @@
+//! The message list: index, group bracket, role, token bar, count, reported tokens, part kinds
+//! and tool names; compaction marks and the preset's cut as rules; fates shaded. Only the
+//! visible window is built, so a frame costs the same at 100 messages or 100,000.
+
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::thousands;
+use crate::session::{CompactionMark, Message, Part};
+use crate::tui::state::{AppState, Fate, Focus};
+use crate::tui::theme::Theme;
+
+const BAR: usize = 14;
+
+/// Renders the list; returns its inner height.
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> u16 {
+    let border = if state.focus == Focus::List {
+        "title"
+    } else {
+        "dim"
+    };
+    let block = Block::default()
+        .borders(Borders::RIGHT)
+        .border_style(theme.fg(border));
+    let inner = block.inner(area);
+    let rows = usize::from(inner.height);
+    let a = &state.analysis;
+    let largest = a
+        .counts
+        .messages
+        .iter()
+        .map(|c| c.total())
+        .max()
+        .unwrap_or(0);
+    let cut = state.cut_before();
+    let mut lines: Vec<Line> = Vec::with_capacity(rows);
+    let mut marks = a
+        .session
+        .marks
+        .iter()
+        .filter(|k| k.before_message >= state.offset)
+        .peekable();
+    for m in a.session.messages.iter().skip(state.offset) {
+        while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
+            lines.push(mark_line(mark, theme));
+        }
+        if cut == Some(m.index) {
+            lines.push(Line::styled(
+                "──── cut: summarized above · kept below ────",
+                theme.bold("cut"),
+            ));
+        }
+        lines.push(message_line(state, m, largest, theme));
+        if lines.len() >= rows {
+            break;
+        }
+    }
+    lines.truncate(rows);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+    inner.height
+}
+
+fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme) -> Line<'a> {
+    let a = &state.analysis;
+    let count = a.counts.messages.get(m.index).copied().unwrap_or_default();
+    let (glyph, glyph_role) = group_glyph(state, m.index);
+    let fate = state.fate(m.index);
+    let fate_mark = match fate {
+        Fate::Pinned => ("▌", "pinned"),
+        Fate::Summarized => ("▌", "summarized"),
+        Fate::Kept => ("▌", "kept"),
+        Fate::Dropped => ("▌", "dropped"),
+        Fate::Untouched => (" ", "dim"),
+    };
+    let role = m.role.as_str();
+    let filled = (count.total() * BAR).checked_div(largest).unwrap_or(0);
+    let text_part = (count.tokens * BAR)
+        .checked_div(largest)
+        .unwrap_or(0)
+        .min(filled);
+    let reported = m
+        .usage
+        .as_ref()
+        .and_then(|u| u.output)
+        .map_or(String::new(), thousands);
+    let mut spans = vec![
+        Span::styled(fate_mark.0, theme.fg(fate_mark.1)),
+        Span::styled(format!("{:>5}", m.index), theme.fg("dim")),
+        Span::styled(glyph, theme.fg(glyph_role)),
+        Span::styled(format!(" {role:<9} "), theme.fg(role)),
+        Span::styled("█".repeat(text_part), theme.fg("bar")),
+        Span::styled("▒".repeat(filled - text_part), theme.fg("bar_overhead")),
+        Span::raw(" ".repeat(BAR - filled)),
+        Span::styled(
+            format!(" {:>7}", thousands(count.total() as u64)),
+            theme.fg("title"),
+        ),
+        Span::styled(format!(" {reported:>6} "), theme.fg("dim")),
+        Span::styled(summary(m), theme.fg("dim")),
+    ];
+    if matches!(fate, Fate::Summarized | Fate::Dropped) {
+        for s in spans.iter_mut().skip(3) {
+            s.style = s.style.add_modifier(Modifier::DIM);
+        }
+    }
+    let line = Line::from(spans);
+    if m.index == state.selected {
+        line.style(Style::default().bg(theme.color("selected_bg")))
+    } else {
+        line
+    }
+}
+
+fn group_glyph(state: &AppState, index: usize) -> (&'static str, &'static str) {
+    let grouping = &state.analysis.grouping;
+    let Some(g) = grouping.of_message.get(index).copied().flatten() else {
+        return (" ", "dim");
+    };
+    let group = &grouping.groups[g];
+    let first = group.messages.first() == Some(&index);
+    let last = group.messages.last() == Some(&index);
+    let glyph = match (first, last) {
+        (true, true) => "[",
+        (true, false) => "┌",
+        (false, true) => "└",
+        _ => "│",
+    };
+    (
+        glyph,
+        if group.complete() {
+            "group"
+        } else {
+            "group_broken"
+        },
+    )
+}
+
+fn summary(m: &Message) -> String {
+    let tools = m.tool_names();
+    if !tools.is_empty() {
+        return tools.join(", ");
+    }
+    let text = m
+        .parts
+        .iter()
+        .map(Part::plain_text)
+        .find(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| m.parts.iter().map(Part::kind).collect::<Vec<_>>().join(","));
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(80)
+        .collect()
+}
+
+fn mark_line<'a>(mark: &CompactionMark, theme: &Theme) -> Line<'a> {
+    let tokens = match (mark.pre_tokens, mark.post_tokens) {
+        (Some(a), Some(b)) => format!(" {} → {} tokens", thousands(a), thousands(b)),
+        (Some(a), None) => format!(" from {} tokens", thousands(a)),
+        _ => String::new(),
+    };
+    Line::styled(format!("──── {}{tokens} ────", mark.kind), theme.fg("mark"))
+}

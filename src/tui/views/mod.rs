@@ -1,0 +1,71 @@
+//! Rendering: one file per pane, each a function of `&AppState` and the theme. No state is
+//! changed here; the only thing a frame reports back is the list's height (via `Msg::Viewport`).
+
+mod detail;
+mod footer;
+mod header;
+mod help;
+mod list;
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::Frame;
+
+use super::state::AppState;
+use super::theme::Theme;
+
+/// Draws a whole frame; returns the number of rows the message list has.
+pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> u16 {
+    let area = frame.area();
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(3),
+            Constraint::Min(3),
+            Constraint::Length(2),
+        ])
+        .split(area);
+    header::render(frame, rows[0], state, theme);
+    let wide = rows[1].width >= 100;
+    let body = Layout::default()
+        .direction(if wide {
+            Direction::Horizontal
+        } else {
+            Direction::Vertical
+        })
+        .constraints([
+            Constraint::Percentage(if wide { 58 } else { 60 }),
+            Constraint::Min(10),
+        ])
+        .split(rows[1]);
+    let list_rows = list::render(frame, body[0], state, theme);
+    detail::render(frame, body[1], state, theme);
+    footer::render(frame, rows[2], state, theme);
+    if state.show_help {
+        help::render(frame, centered(area, 60, 70), theme);
+    }
+    list_rows
+}
+
+fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {
+    let w = area.width * pct_x / 100;
+    let h = area.height * pct_y / 100;
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// `12,345`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

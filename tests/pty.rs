@@ -1,0 +1,88 @@
+//! The binary in a real pseudo-terminal (util-linux `script`): it enters the alternate
+//! screen, obeys keys, quits on `q` with status 0 and leaves the terminal as it found it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn run_in_pty(args: &str, keys: &[(u64, &str)]) -> (Option<i32>, Vec<u8>, Duration) {
+    let bin = env!("CARGO_BIN_EXE_ctxray");
+    let cmd = format!("stty cols 120 rows 30; {bin} {args}");
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` is needed for the pseudo-terminal tests");
+    let start = Instant::now();
+    let mut stdin = child.stdin.take().unwrap();
+    for (delay_ms, k) in keys {
+        std::thread::sleep(Duration::from_millis(*delay_ms));
+        stdin.write_all(k.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+    // Wait at most 10 s for the program to end by itself.
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            return (status.code(), out.stdout, start.elapsed());
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            return (None, out.stdout, start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn opens_moves_and_quits_restoring_the_terminal() {
+    let (code, out, _) = run_in_pty(
+        "fixtures/samples/claude-code-demo.jsonl --preset dimos --set context_window=6000",
+        &[(1500, "jjj"), (300, "?"), (300, "\x1b"), (300, "q")],
+    );
+    assert_eq!(
+        code,
+        Some(0),
+        "did not quit on q: {}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(
+        contains(&out, b"\x1b[?1049h"),
+        "never entered the alternate screen"
+    );
+    assert!(
+        contains(&out, b"\x1b[?1049l"),
+        "did not leave the alternate screen"
+    );
+    assert!(contains(&out, b"claude-code"), "header not drawn");
+    assert!(
+        contains(&out, b"cut: summarized above"),
+        "cut rule not drawn"
+    );
+    assert!(contains(&out, b"keys"), "help overlay not drawn");
+    let leave = out.windows(8).rposition(|w| w == b"\x1b[?1049l").unwrap();
+    let enter = out.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap();
+    assert!(
+        leave > enter,
+        "the last alternate-screen switch must be the way out"
+    );
+}
+
+#[test]
+fn a_broken_file_never_enters_the_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    std::fs::write(&path, "{ this is not json").unwrap();
+    let (code, out, _) = run_in_pty(path.to_str().unwrap(), &[]);
+    assert_eq!(code, Some(2));
+    assert!(!contains(&out, b"\x1b[?1049h"));
+    assert!(contains(&out, b"broken.json"));
+}
