@@ -1,0 +1,298 @@
+//! `openhands`: openhands-sdk 1.58.2 `LLMSummarizingCondenser`, exactly as shipped; and
+//! `openhands-fixed`: the same trigger and cut with whole events in the summarizer input.
+//!
+//! Pipeline: `events` (the raw records, or OpenHands-shaped events from the common model) →
+//! `view` (`View.from_events`) → `count` (the TOKENS measure) → `cut` (reasons, forgotten
+//! range, fallbacks) → `render` (`str(event)`) or `fixed` (whole events) → `findings`.
+//! This file owns the presets' parameters and assembling the `Plan`.
+
+mod consts;
+mod count;
+mod cut;
+mod events;
+mod findings;
+mod fixed;
+mod render;
+mod view;
+
+use std::collections::BTreeSet;
+
+use crate::compaction::plan::{
+    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+};
+use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::settings::{Kind, ParamSpec, Settings};
+
+use cut::{Decision, Outcome, Params};
+use events::Record;
+use view::View;
+
+pub struct OpenHands;
+pub struct OpenHandsFixed;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "max_size",
+        kind: Kind::Int,
+        default: "240",
+        nullable: false,
+        help: "condense when the view holds more than max_size events (EVENTS, a soft requirement)",
+    },
+    ParamSpec {
+        name: "keep_first",
+        kind: Kind::Int,
+        default: "2",
+        nullable: false,
+        help: "events at the head never forgotten (rounded up to the next allowed cut; the system prompt is always kept)",
+    },
+    ParamSpec {
+        name: "max_tokens",
+        kind: Kind::Int,
+        default: "null",
+        nullable: true,
+        help: "condense when litellm's count exceeds min(max_tokens, agent window) (TOKENS, hard)",
+    },
+    ParamSpec {
+        name: "minimum_progress",
+        kind: Kind::Float,
+        default: "0.1",
+        nullable: false,
+        help: "a cut forgetting fewer than this fraction of the view is refused",
+    },
+];
+
+impl Preset for OpenHands {
+    fn name(&self) -> &'static str {
+        "openhands"
+    }
+    fn framework(&self) -> &'static str {
+        "openhands-sdk 1.58.2"
+    }
+    fn description(&self) -> &'static str {
+        "LLMSummarizingCondenser: max_size/keep_first/max_tokens; summarizer sees str(event) — 500-char previews, no tool arguments"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+        build(self, input, settings, false)
+    }
+}
+
+impl Preset for OpenHandsFixed {
+    fn name(&self) -> &'static str {
+        "openhands-fixed"
+    }
+    fn framework(&self) -> &'static str {
+        "openhands-sdk 1.58.2 (fixed summarizer input)"
+    }
+    fn description(&self) -> &'static str {
+        "openhands' trigger and cut; whole events (arguments, whole previous summary, head+tail at 10,000 chars), shrunk 20% per retry to fit the window"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+        build(self, input, settings, true)
+    }
+}
+
+fn params(
+    preset: &dyn Preset,
+    input: &PlanInput,
+    settings: &Settings,
+) -> Result<Params, PlanError> {
+    let p = Params {
+        max_size: settings.int("max_size").unwrap_or(240),
+        keep_first: settings.int("keep_first").unwrap_or(2),
+        max_tokens: settings.int("max_tokens"),
+        minimum_progress: settings.float("minimum_progress").unwrap_or(0.1),
+        window: i64::try_from(input.window).unwrap_or(i64::MAX),
+    };
+    let invalid = |message: String| PlanError::Invalid {
+        preset: preset.name().into(),
+        message,
+    };
+    if p.max_size <= 0 {
+        return Err(invalid("max_size must be greater than 0".into()));
+    }
+    if p.keep_first < 0 {
+        return Err(invalid("keep_first must be at least 0".into()));
+    }
+    if p.max_size.div_euclid(2) - p.keep_first - 1 <= 0 {
+        return Err(invalid(
+            "keep_first must be less than max_size // 2 to leave room for condensation".into(),
+        ));
+    }
+    if !(p.minimum_progress > 0.0 && p.minimum_progress < 1.0) {
+        return Err(invalid(
+            "minimum_progress must be between 0 and 1 (exclusive)".into(),
+        ));
+    }
+    Ok(p)
+}
+
+fn build(
+    preset: &dyn Preset,
+    input: &PlanInput,
+    settings: &Settings,
+    fixed: bool,
+) -> Result<Plan, PlanError> {
+    let p = params(preset, input, settings)?;
+    let records = events::records(input.session);
+    let view = View::from_records(&records);
+    let costs = count::Costs::new(&records, &view.events, input.counter);
+    let d = cut::decide(&view, &records, &costs, &p);
+    let (pin_end, forget_end) = match d.outcome {
+        Outcome::Condense { start, end } => (start, end),
+        Outcome::HardReset { start, .. } => (start, view.events.len()),
+        _ => (0, 0),
+    };
+    let forgotten = view.events.get(pin_end..forget_end).unwrap_or_default();
+    let split = split_of(input, &view, pin_end, forget_end);
+    let (summarizer, mut findings) = if forgotten.is_empty() {
+        (Vec::new(), Vec::new())
+    } else if fixed {
+        fixed::summarizer(&records, forgotten, input)
+    } else {
+        let (user, cuts) = summarizer_user(&records, forgotten);
+        let messages = prompt(user);
+        (messages, findings::lossy(&records, forgotten, &cuts))
+    };
+    let trigger = trigger(&view, &d, &p);
+    let mut all = common_findings(input.session, &split, &trigger, input.real_tokens());
+    all.append(&mut findings);
+    all.extend(findings::outcome(&d, &view));
+    let position = split.pinned.len();
+    Ok(Plan {
+        preset: preset.name(),
+        framework: preset.framework(),
+        settings: settings.clone(),
+        trigger,
+        split,
+        summarizer,
+        insertion: (!forgotten.is_empty()).then(|| Insertion {
+            role: PromptRole::User,
+            position,
+            prefix: String::new(),
+        }),
+        findings: all,
+    })
+}
+
+/// The summarizer request: `summarizing_system.j2` and the events prompt.
+fn prompt(user: String) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage {
+            role: PromptRole::System,
+            content: consts::SUMMARIZING_SYSTEM.to_string(),
+        },
+        PromptMessage {
+            role: PromptRole::User,
+            content: user,
+        },
+    ]
+}
+
+/// `summarizing_events.j2` over `str(event)`, stripped; and the characters each preview cut.
+fn summarizer_user(records: &[Record], forgotten: &[view::Ev]) -> (String, Vec<usize>) {
+    let (strings, cuts): (Vec<String>, Vec<usize>) = forgotten
+        .iter()
+        .map(|e| render::event_str(records, e))
+        .unzip();
+    (events_prompt(&strings), cuts)
+}
+
+pub(crate) fn events_prompt(strings: &[String]) -> String {
+    let mut out = String::new();
+    for s in strings {
+        out.push_str("\n<EVENT>\n");
+        out.push_str(s);
+        out.push_str("\n</EVENT>\n");
+    }
+    out.push_str("\n\nNow summarize the events using the rules above.");
+    out.trim().to_string()
+}
+
+/// Message indices by fate: the view before the cut is pinned, the forgotten range is
+/// summarized, the rest of the view is kept; every other message is dropped.
+fn split_of(input: &PlanInput, view: &View, start: usize, end: usize) -> Split {
+    let msgs = |range: std::ops::Range<usize>| -> BTreeSet<usize> {
+        view.events
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e.msg)
+            .collect()
+    };
+    let pinned = msgs(0..start);
+    let summarized: BTreeSet<usize> = msgs(start..end).difference(&pinned).copied().collect();
+    let kept: BTreeSet<usize> = msgs(end..view.events.len())
+        .into_iter()
+        .filter(|m| !pinned.contains(m) && !summarized.contains(m))
+        .collect();
+    let dropped = (0..input.session.messages.len())
+        .filter(|m| !pinned.contains(m) && !summarized.contains(m) && !kept.contains(m))
+        .collect();
+    Split {
+        pinned: pinned.into_iter().collect(),
+        summarized: summarized.into_iter().collect(),
+        kept: kept.into_iter().collect(),
+        dropped,
+    }
+}
+
+fn trigger(view: &View, d: &Decision, p: &Params) -> Trigger {
+    let len = view.events.len() as u64;
+    let fired = matches!(
+        d.outcome,
+        Outcome::Condense { .. } | Outcome::HardReset { .. }
+    );
+    let limit = p.token_limit().max(0) as u64;
+    let (measure, value, threshold) = if d.tokens {
+        ("tokens", d.token_count as u64, limit)
+    } else {
+        ("events", len, p.max_size.max(0) as u64)
+    };
+    let mut reasons = Vec::new();
+    if d.request {
+        reasons.push("a CondensationRequest is pending (REQUEST, hard)".to_string());
+    }
+    if d.tokens {
+        reasons.push(format!("{} tokens > {limit} (TOKENS, hard)", d.token_count));
+    }
+    if d.events {
+        reasons.push(format!(
+            "{len} events > max_size {} (EVENTS, soft)",
+            p.max_size
+        ));
+    }
+    let reason = match &d.outcome {
+        Outcome::Nothing => format!(
+            "{len} events ≤ max_size {} and {} tokens ≤ {limit}",
+            p.max_size, d.token_count
+        ),
+        Outcome::Condense { start, end } => {
+            format!("{}: forget view[{start}:{end}]", reasons.join("; "))
+        }
+        Outcome::SoftReturn { why } => {
+            format!("{}, but {why}: view returned unchanged", reasons.join("; "))
+        }
+        Outcome::HardReset { why, .. } => format!(
+            "{}, but {why}: hard_context_reset summarizes everything after the system prompt",
+            reasons.join("; ")
+        ),
+        Outcome::Fails { why } => format!(
+            "{}, but {why}, and a hard reset has nothing to summarize",
+            reasons.join("; ")
+        ),
+    };
+    Trigger {
+        fired,
+        measure,
+        value,
+        threshold,
+        reason,
+        estimator: "len(view) for events; litellm.token_counter (o200k, 3 per message, tool schemas) for tokens".into(),
+    }
+}
