@@ -1,0 +1,327 @@
+//! The `_group` annotation: reading it as the framework validates it, writing it
+//! (`_write_group_annotation`, cached token counts kept only on the current basis in 1.23),
+//! incremental `annotate_message_groups` (re-annotating from the first gap, widened back to a
+//! result's declaration; linked groups re-included when any member is) and
+//! `annotate_token_counts` with the framework's estimator.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use super::estimate::count_message;
+use super::groups::{group_messages, walk_pairs, GroupKind};
+use super::model::{truthy, AfMsg, EXCLUDED, GROUP};
+use super::Version;
+
+const BASIS: i64 = 2;
+
+fn raw(m: &AfMsg) -> Option<&Map<String, Value>> {
+    m.props.get(GROUP).and_then(Value::as_object)
+}
+
+fn is_int(v: &Value) -> bool {
+    v.as_i64().is_some() || v.as_u64().is_some()
+}
+
+/// `_read_group_annotation`: the annotation if well-formed.
+fn valid(m: &AfMsg) -> Option<&Map<String, Value>> {
+    let a = raw(m)?;
+    if a.get("token_count")
+        .is_some_and(|t| !t.is_null() && !is_int(t))
+    {
+        return None;
+    }
+    let ok = a.get("id").is_some_and(Value::is_string)
+        && a.get("kind")
+            .and_then(Value::as_str)
+            .and_then(GroupKind::parse)
+            .is_some()
+        && a.get("index").is_some_and(is_int)
+        && a.get("has_reasoning").is_some_and(Value::is_boolean);
+    ok.then_some(a)
+}
+
+pub fn group_id(m: &AfMsg) -> Option<&str> {
+    valid(m)?.get("id")?.as_str()
+}
+
+pub fn group_kind(m: &AfMsg) -> Option<GroupKind> {
+    GroupKind::parse(valid(m)?.get("kind")?.as_str()?)
+}
+
+fn group_index(m: &AfMsg) -> Option<i64> {
+    valid(m)?.get("index")?.as_i64()
+}
+
+fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
+    v == Version::V1_17 || a.get("token_count_basis").and_then(Value::as_f64) == Some(BASIS as f64)
+}
+
+/// `_token_count`: the cached estimate, if current.
+pub fn token_count(m: &AfMsg, v: Version) -> Option<i64> {
+    let a = valid(m)?;
+    if !basis_current(a, v) {
+        return None;
+    }
+    a.get("token_count")?.as_i64()
+}
+
+fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
+    if let Some(a) = m.props.get_mut(GROUP).and_then(Value::as_object_mut) {
+        a.insert("token_count".into(), json!(count));
+        if v == Version::V1_23 {
+            a.insert("token_count_basis".into(), json!(BASIS));
+        }
+    }
+}
+
+fn write_annotation(
+    m: &mut AfMsg,
+    id: &str,
+    kind: GroupKind,
+    index: i64,
+    reasoning: bool,
+    v: Version,
+) {
+    const KNOWN: &[&str] = &[
+        "id",
+        "kind",
+        "index",
+        "has_reasoning",
+        "token_count",
+        "token_count_basis",
+    ];
+    let mut token_count = Value::Null;
+    let mut unknown = Map::new();
+    if let Some(a) = raw(m) {
+        let tc = a.get("token_count").cloned().unwrap_or(Value::Null);
+        if basis_current(a, v) && (tc.is_null() || is_int(&tc)) {
+            token_count = tc;
+        }
+        let known: &[&str] = match v {
+            Version::V1_23 => KNOWN,
+            Version::V1_17 => &KNOWN[..5],
+        };
+        for (k, val) in a {
+            if !known.contains(&k.as_str()) {
+                unknown.insert(k.clone(), val.clone());
+            }
+        }
+    }
+    let mut a = Map::new();
+    a.insert("id".into(), json!(id));
+    a.insert("kind".into(), json!(kind.as_str()));
+    a.insert("index".into(), json!(index));
+    a.insert("has_reasoning".into(), json!(reasoning));
+    if v == Version::V1_23 {
+        let basis = if token_count.is_null() {
+            Value::Null
+        } else {
+            json!(BASIS)
+        };
+        a.insert("token_count".into(), token_count);
+        a.insert("token_count_basis".into(), basis);
+    } else {
+        a.insert("token_count".into(), token_count);
+    }
+    a.extend(unknown);
+    m.props.insert(GROUP.into(), Value::Object(a));
+}
+
+/// `_ordered_group_ids_from_annotations`.
+pub fn ordered_group_ids(msgs: &[AfMsg]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for m in msgs {
+        if let Some(id) = group_id(m) {
+            if seen.insert(id.to_string()) {
+                out.push(id.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn reannotation_start(msgs: &[AfMsg], index: usize) -> usize {
+    if index == 0 {
+        return 0;
+    }
+    let mut prev = index - 1;
+    let Some(prev_id) = group_id(&msgs[prev]) else {
+        return prev;
+    };
+    while prev > 0 && group_id(&msgs[prev - 1]) == Some(prev_id) {
+        prev -= 1;
+    }
+    prev
+}
+
+fn tool_pair_reannotation_start(msgs: &[AfMsg], start: usize, v: Version) -> usize {
+    let mut matching: Vec<usize> = Vec::new();
+    walk_pairs(msgs, v, |mi, cands| {
+        if mi >= start {
+            matching.extend(cands.iter().copied().filter(|&i| i < start));
+        }
+    });
+    let Some(mut earliest) = matching.into_iter().min() else {
+        return start;
+    };
+    let Some(decl) = group_id(&msgs[earliest]).map(str::to_string) else {
+        return earliest;
+    };
+    while earliest > 0 && group_id(&msgs[earliest - 1]) == Some(decl.as_str()) {
+        earliest -= 1;
+    }
+    earliest
+}
+
+fn first_gap(msgs: &[AfMsg]) -> Option<usize> {
+    msgs.iter().position(|m| group_id(m).is_none())
+}
+
+/// `annotate_message_groups(messages, from_index=..., force_reannotate=...)` (no tokenizer:
+/// no caller in the emulated paths passes one).
+pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: Version) {
+    if msgs.is_empty() {
+        return;
+    }
+    let start = if force {
+        0
+    } else if let Some(f) = from {
+        f.min(msgs.len() - 1)
+    } else {
+        match first_gap(msgs) {
+            Some(i) => i,
+            None => return,
+        }
+    };
+    let start = reannotation_start(msgs, start);
+    let start = tool_pair_reannotation_start(msgs, start, v);
+    let offset = msgs[..start]
+        .iter()
+        .filter_map(group_index)
+        .max()
+        .map_or(0, |x| x + 1);
+    let reserved: HashSet<String> = msgs[..start]
+        .iter()
+        .filter_map(|m| m.id().map(str::to_string))
+        .collect();
+    let spans = group_messages(&mut msgs[start..], start, reserved, v);
+    let mut span_counts: HashMap<&str, usize> = HashMap::new();
+    for s in &spans {
+        *span_counts.entry(s.group_id.as_str()).or_default() += 1;
+    }
+    let mut indices: HashMap<String, i64> = HashMap::new();
+    let mut linked: HashMap<String, Vec<usize>> = HashMap::new();
+    for s in &spans {
+        let next = offset + indices.len() as i64;
+        let index = *indices.entry(s.group_id.clone()).or_insert(next);
+        let (first, last) = (start + s.start, start + s.end);
+        for (idx, m) in msgs.iter_mut().enumerate().take(last + 1).skip(first) {
+            write_annotation(m, &s.group_id, s.kind, index, s.has_reasoning, v);
+            m.props.entry(EXCLUDED).or_insert(json!(false));
+            if span_counts.get(s.group_id.as_str()).copied().unwrap_or(0) > 1 {
+                linked.entry(s.group_id.clone()).or_default().push(idx);
+            }
+        }
+    }
+    for members in linked.values() {
+        if members.iter().any(|&i| !msgs[i].excluded()) {
+            for &i in members {
+                msgs[i].props.insert(EXCLUDED.into(), json!(false));
+            }
+        }
+    }
+}
+
+/// `annotate_token_counts(messages, tokenizer=CharacterEstimatorTokenizer())`.
+pub fn annotate_tokens(msgs: &mut [AfMsg], v: Version) {
+    if msgs.is_empty() {
+        return;
+    }
+    annotate_groups(msgs, None, false, v);
+    let Some(start) = msgs.iter().position(|m| token_count(m, v).is_none()) else {
+        return;
+    };
+    for m in &mut msgs[start..] {
+        let count = count_message(m, v);
+        write_token_count(m, count, v);
+    }
+}
+
+/// `included_token_count`.
+pub fn included_tokens(msgs: &[AfMsg], v: Version) -> i64 {
+    msgs.iter()
+        .filter(|m| !m.excluded())
+        .filter_map(|m| token_count(m, v))
+        .sum()
+}
+
+/// `set_excluded`: whether inclusion changed.
+pub fn set_excluded(m: &mut AfMsg, excluded: bool, reason: Option<&str>) -> bool {
+    let changed = m.props.get(EXCLUDED).is_some_and(truthy) != excluded;
+    if changed {
+        m.props.insert(EXCLUDED.into(), json!(excluded));
+    }
+    if let Some(r) = reason {
+        m.props
+            .insert(super::model::EXCLUDE_REASON.into(), json!(r));
+    }
+    changed
+}
+
+/// Group ids → member message indices, kinds, and first positions.
+pub struct GroupMaps {
+    pub members: HashMap<String, Vec<usize>>,
+    pub kinds: HashMap<String, GroupKind>,
+    pub starts: HashMap<String, usize>,
+}
+
+pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
+    let mut g = GroupMaps {
+        members: HashMap::new(),
+        kinds: HashMap::new(),
+        starts: HashMap::new(),
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(id) = group_id(m) else { continue };
+        g.members.entry(id.to_string()).or_default().push(i);
+        g.starts.entry(id.to_string()).or_insert(i);
+        if let Some(k) = group_kind(m) {
+            g.kinds.entry(id.to_string()).or_insert(k);
+        }
+    }
+    g
+}
+
+impl GroupMaps {
+    pub fn kind(&self, id: &str) -> Option<GroupKind> {
+        self.kinds.get(id).copied()
+    }
+    pub fn of(&self, id: &str) -> &[usize] {
+        self.members.get(id).map(Vec::as_slice).unwrap_or_default()
+    }
+}
+
+/// `_included_group_ids`.
+pub fn included_group_ids(msgs: &[AfMsg], ordered: &[String], g: &GroupMaps) -> Vec<String> {
+    ordered
+        .iter()
+        .filter(|id| g.of(id).iter().any(|&i| !msgs[i].excluded()))
+        .cloned()
+        .collect()
+}
+
+/// `_minimum_retained_group_ids`.
+pub fn minimum_retained(msgs: &[AfMsg], ordered: &[String], g: &GroupMaps) -> HashSet<String> {
+    let included = included_group_ids(msgs, ordered, g);
+    let last_non_system = included
+        .iter()
+        .rev()
+        .find(|id| g.kind(id) != Some(GroupKind::System));
+    last_non_system
+        .or_else(|| included.last())
+        .into_iter()
+        .cloned()
+        .collect()
+}

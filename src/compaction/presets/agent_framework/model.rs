@@ -1,0 +1,179 @@
+//! The framework's working list: one `AfMsg` per `Message` the framework would load, read from
+//! the raw `Message.to_dict()` record when the session is in Agent Framework's own format and
+//! rebuilt from the common model (as `Content` dicts) for every other format.
+//!
+//! Owns: that mapping and the small helpers over raw content dicts (Python truthiness, string
+//! fields). Grouping, counting and strategies live elsewhere.
+
+use serde_json::{json, Map, Value};
+
+use crate::session::{Format, Message, Part, Role, Session};
+
+pub const EXCLUDED: &str = "_excluded";
+pub const EXCLUDE_REASON: &str = "_exclude_reason";
+pub const GROUP: &str = "_group";
+pub const SUMMARIZED_BY: &str = "_summarized_by_summary_id";
+
+/// One framework `Message`: role, id, contents (as `to_dict` dicts) and `additional_properties`.
+#[derive(Debug, Clone)]
+pub struct AfMsg {
+    pub role: String,
+    pub id: Option<String>,
+    pub contents: Vec<Value>,
+    pub props: Map<String, Value>,
+    /// The session message this stands for; `None` for messages compaction inserted.
+    pub origin: Option<usize>,
+}
+
+impl AfMsg {
+    /// `additional_properties.get("_excluded", False)`, Python-truthy.
+    pub fn excluded(&self) -> bool {
+        self.props.get(EXCLUDED).is_some_and(truthy)
+    }
+
+    /// The id if set and non-empty (`if message.message_id`).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref().filter(|s| !s.is_empty())
+    }
+
+    /// Content type names, in order.
+    pub fn types(&self) -> impl Iterator<Item = &str> {
+        self.contents.iter().map(ctype)
+    }
+
+    /// A new assistant message holding one text content, as compaction inserts them.
+    pub fn inserted(id: String, text: &str, annotation: Value) -> AfMsg {
+        let mut props = Map::new();
+        props.insert(GROUP.into(), annotation);
+        AfMsg {
+            role: "assistant".into(),
+            id: Some(id),
+            contents: vec![json!({"type": "text", "text": text, "additional_properties": {}})],
+            props,
+            origin: None,
+        }
+    }
+}
+
+/// A content's `type`.
+pub fn ctype(c: &Value) -> &str {
+    c.get("type").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A string field of a content dict.
+pub fn field<'a>(c: &'a Value, key: &str) -> Option<&'a str> {
+    c.get(key).and_then(Value::as_str)
+}
+
+/// A present, non-null field.
+pub fn present<'a>(c: &'a Value, key: &str) -> Option<&'a Value> {
+    c.get(key).filter(|v| !v.is_null())
+}
+
+/// Python truthiness of a JSON value.
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// The messages the framework would hold for this session, in order.
+pub fn from_session(session: &Session) -> Vec<AfMsg> {
+    session
+        .messages
+        .iter()
+        .filter_map(|m| {
+            let native = (session.format == Format::AgentFramework)
+                .then(|| from_raw(session, m))
+                .flatten();
+            native.or_else(|| from_model(m))
+        })
+        .collect()
+}
+
+fn from_raw(session: &Session, m: &Message) -> Option<AfMsg> {
+    let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
+    if !matches!(field(&record, "type"), Some("message" | "chat_message")) {
+        return None;
+    }
+    let contents = record.get("contents")?.as_array()?.clone();
+    let role = record.get("role")?;
+    let role = role.as_str().or_else(|| field(role, "value"))?.to_string();
+    Some(AfMsg {
+        role,
+        id: field(&record, "message_id").map(str::to_string),
+        contents,
+        props: record
+            .get("additional_properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        origin: Some(m.index),
+    })
+}
+
+/// A message of another format as the framework's `Content` dicts.
+fn from_model(m: &Message) -> Option<AfMsg> {
+    let role = match m.role {
+        Role::System | Role::Developer => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+        Role::Event => return None,
+    };
+    Some(AfMsg {
+        role: role.into(),
+        id: m.id.clone(),
+        contents: m.parts.iter().map(content_of).collect(),
+        props: Map::new(),
+        origin: Some(m.index),
+    })
+}
+
+fn content_of(part: &Part) -> Value {
+    match part {
+        Part::Text { text } | Part::Summary { text } => {
+            json!({"type": "text", "text": text, "additional_properties": {}})
+        }
+        Part::Reasoning { text, .. } => {
+            json!({"type": "text_reasoning", "text": text, "additional_properties": {}})
+        }
+        Part::ToolCall {
+            id,
+            name,
+            arguments,
+            server,
+        } => {
+            let args = match serde_json::from_str::<Value>(arguments) {
+                Ok(v @ Value::Object(_)) => v,
+                _ => Value::String(arguments.clone()),
+            };
+            json!({"type": "function_call", "call_id": id, "name": name, "arguments": args,
+                   "hosted": server, "additional_properties": {}})
+        }
+        Part::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } => {
+            let text = part.plain_text();
+            let items: Vec<Value> = content.iter().map(content_of).collect();
+            let mut c = json!({"type": "function_result", "call_id": call_id, "result": text,
+                               "items": items, "additional_properties": {}});
+            if *is_error == Some(true) {
+                c["exception"] = json!("FunctionInvocationError");
+            }
+            c
+        }
+        Part::Image(img) => {
+            let uri = img.url.clone().unwrap_or_default();
+            json!({"type": "uri", "uri": uri, "media_type": img.media_type, "additional_properties": {}})
+        }
+        Part::Opaque { kind, .. } => json!({"type": kind, "additional_properties": {}}),
+    }
+}

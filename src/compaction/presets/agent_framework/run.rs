@@ -1,0 +1,293 @@
+//! One emulated `_run_compaction_strategy` over a session, and the `Plan` it becomes: the
+//! framework's fates (kept = still included; summarized = not kept and back-linked to a
+//! message inserted by this run; dropped = the rest), its trigger metric, the last summarizer
+//! request, and where the summary lands in the compacted history.
+
+use std::collections::HashSet;
+
+use super::annotate::{
+    annotate_groups, annotate_tokens, group_kind, group_maps, included_group_ids, included_tokens,
+    ordered_group_ids,
+};
+use super::groups::GroupKind;
+use super::model::{from_session, AfMsg, GROUP, SUMMARIZED_BY};
+use super::params::{build, Strategy};
+use super::strategies::call;
+use super::summarize::included_non_system;
+use super::{findings, AfPreset, Version};
+use crate::compaction::plan::{
+    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+};
+use crate::compaction::preset::{PlanError, PlanInput};
+use crate::compaction::settings::Settings;
+
+/// What a run noticed on the way (session message indices).
+#[derive(Debug, Default)]
+pub struct Notes {
+    pub summarized: Vec<usize>,
+    /// Groups skipped by the input budget while nothing was selected: (messages, tokens, budget).
+    pub skipped: Vec<(Vec<usize>, i64, i64)>,
+    /// Groups left out when the input budget stopped selection, and the budget.
+    pub unselected: Vec<(Vec<usize>, i64)>,
+    /// Collapsed tool-call groups and the characters the 4,096 cap cut from each label.
+    pub collapsed: Vec<(Vec<usize>, usize)>,
+}
+
+/// The framework's working list while a strategy runs.
+pub struct Run {
+    pub v: Version,
+    pub msgs: Vec<AfMsg>,
+    pub calls: Vec<Vec<PromptMessage>>,
+    pub log: Vec<String>,
+    pub collisions: Vec<String>,
+    pub inserted: Vec<String>,
+    pub notes: Notes,
+}
+
+impl Run {
+    pub fn insert(&mut self, at: usize, m: AfMsg) {
+        if let Some(id) = m.id() {
+            self.inserted.push(id.to_string());
+        }
+        self.msgs.insert(at.min(self.msgs.len()), m);
+    }
+
+    fn origins(&self, idx: &[usize]) -> Vec<usize> {
+        idx.iter()
+            .filter_map(|&i| self.msgs.get(i).and_then(|m| m.origin))
+            .collect()
+    }
+
+    pub fn note_summarized(&mut self, idx: &[usize]) {
+        let o = self.origins(idx);
+        self.notes.summarized.extend(o);
+    }
+    pub fn note_skipped(&mut self, idx: &[usize], tokens: i64, budget: i64) {
+        let o = self.origins(idx);
+        self.notes.skipped.push((o, tokens, budget));
+    }
+    pub fn note_unselected(&mut self, idx: &[usize], budget: i64) {
+        let o = self.origins(idx);
+        self.notes.unselected.push((o, budget));
+    }
+    pub fn note_collapsed(&mut self, idx: &[usize], cut: usize) {
+        let o = self.origins(idx);
+        self.notes.collapsed.push((o, cut));
+    }
+}
+
+/// The strategy's own trigger metric (name, value, threshold, rule).
+/// Included groups of `kind` (`None`: every non-system group).
+fn count_groups(run: &Run, kind: Option<GroupKind>) -> i64 {
+    let ordered = ordered_group_ids(&run.msgs);
+    let g = group_maps(&run.msgs);
+    included_group_ids(&run.msgs, &ordered, &g)
+        .iter()
+        .filter(|id| match kind {
+            Some(k) => g.kind(id) == Some(k),
+            None => g.kind(id) != Some(GroupKind::System),
+        })
+        .count() as i64
+}
+
+pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
+    let groups = |kind: Option<GroupKind>| count_groups(run, kind);
+    let tokens = || included_tokens(&run.msgs, run.v);
+    match s {
+        Strategy::Summarization(p) => {
+            let n = included_non_system(run)
+                .iter()
+                .map(|(_, m)| m.len())
+                .sum::<usize>() as i64;
+            let rule = format!(
+                "included non-system messages > target_count {} + threshold {}",
+                p.target_count, p.threshold
+            );
+            ("messages", n, p.target_count + p.threshold, rule)
+        }
+        Strategy::Truncation(t) if t.tokens => (
+            "tokens",
+            tokens(),
+            t.max_n,
+            "included tokens > max_n".into(),
+        ),
+        Strategy::Truncation(t) => {
+            let n = run.msgs.iter().filter(|m| !m.excluded()).count() as i64;
+            (
+                "messages",
+                n,
+                t.max_n,
+                "included messages (system included) > max_n".into(),
+            )
+        }
+        Strategy::Sliding { keep, .. } => (
+            "groups",
+            groups(None),
+            *keep,
+            "unconditional: included non-system groups beyond keep_last_groups go".into(),
+        ),
+        Strategy::Selective { keep } | Strategy::ToolResult { keep } => (
+            "tool-call groups",
+            groups(Some(GroupKind::ToolCall)),
+            *keep,
+            "included tool_call groups > keep_last_tool_call_groups".into(),
+        ),
+        Strategy::TokenBudget { budget, .. } => (
+            "tokens",
+            tokens(),
+            *budget,
+            "included tokens > token_budget".into(),
+        ),
+        Strategy::ContextWindow(c) => (
+            "tokens",
+            tokens(),
+            c.eviction_tokens,
+            format!(
+                "included tokens > {} (tool eviction); > {} (truncation)",
+                c.eviction_tokens, c.truncation_tokens
+            ),
+        ),
+    }
+}
+
+fn uses_tokenizer(s: &Strategy) -> bool {
+    match s {
+        Strategy::Truncation(t) => t.tokens,
+        Strategy::Summarization(_) | Strategy::TokenBudget { .. } | Strategy::ContextWindow(_) => {
+            true
+        }
+        _ => false,
+    }
+}
+
+fn annotate(run: &mut Run, tokens: bool) {
+    annotate_groups(&mut run.msgs, None, false, run.v);
+    if tokens {
+        annotate_tokens(&mut run.msgs, run.v);
+    }
+}
+
+pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+    let invalid = |message: String| PlanError::Invalid {
+        preset: preset.name.into(),
+        message,
+    };
+    let strategy = build(preset.kind, settings, input.window).map_err(invalid)?;
+    let mut run = Run {
+        v: preset.kind.version(),
+        msgs: from_session(input.session),
+        calls: Vec::new(),
+        log: Vec::new(),
+        collisions: Vec::new(),
+        inserted: Vec::new(),
+        notes: Notes::default(),
+    };
+    let tokens = uses_tokenizer(&strategy);
+    annotate(&mut run, tokens);
+    let (measure_name, value, threshold, rule) = measure(&run, &strategy);
+    let changed = call(&mut run, &strategy);
+    if changed {
+        annotate(&mut run, tokens);
+    }
+    let after = measure(&run, &strategy).1;
+    let split = split_of(&run, input.session.messages.len());
+    let trigger = Trigger {
+        fired: changed,
+        measure: measure_name,
+        value: value.max(0) as u64,
+        threshold: threshold.max(0) as u64,
+        reason: reason(changed, value, threshold, after, &rule),
+        estimator: match measure_name {
+            "tokens" => "CharacterEstimatorTokenizer: max(1, len(json.dumps({role, message_id, contents}, ensure_ascii=False, sort_keys=True)) // 4) per message".into(),
+            _ => format!("{measure_name} counted over the framework's `_group` annotations"),
+        },
+    };
+    let mut found = common_findings(input.session, &split, &trigger, input.real_tokens());
+    found.extend(findings::of_run(
+        &run,
+        &split,
+        changed,
+        after,
+        threshold,
+        measure_name,
+    ));
+    Ok(Plan {
+        preset: preset.name,
+        framework: preset.framework,
+        settings: settings.clone(),
+        insertion: insertion(&run),
+        summarizer: run.calls.last().cloned().unwrap_or_default(),
+        trigger,
+        split,
+        findings: found,
+    })
+}
+
+fn reason(changed: bool, value: i64, threshold: i64, after: i64, rule: &str) -> String {
+    if changed {
+        format!("{rule}: {value} against {threshold}; {after} after compaction")
+    } else {
+        format!("{rule}: {value} against {threshold}; the strategy changed nothing")
+    }
+}
+
+/// Message fates as the oracle derives them.
+fn split_of(run: &Run, n: usize) -> Split {
+    let inserted: HashSet<&str> = run.inserted.iter().map(String::as_str).collect();
+    let mut split = Split::default();
+    let mut placed = vec![false; n];
+    for m in &run.msgs {
+        let Some(i) = m.origin.filter(|&i| i < n) else {
+            continue;
+        };
+        placed[i] = true;
+        let kept = !m.excluded();
+        let by = m
+            .props
+            .get(GROUP)
+            .and_then(|g| g.get(SUMMARIZED_BY))
+            .and_then(|v| v.as_str());
+        let rendered = by.is_some_and(|id| inserted.contains(id));
+        if kept && group_kind(m) == Some(GroupKind::System) {
+            split.pinned.push(i);
+        } else if kept {
+            split.kept.push(i);
+        }
+        if rendered {
+            split.summarized.push(i);
+        }
+        if !kept && !rendered {
+            split.dropped.push(i);
+        }
+    }
+    split.dropped.extend((0..n).filter(|&i| !placed[i]));
+    for list in [
+        &mut split.pinned,
+        &mut split.kept,
+        &mut split.summarized,
+        &mut split.dropped,
+    ] {
+        list.sort_unstable();
+    }
+    split
+}
+
+/// The newest summary's place in the compacted (included) history; no prefix.
+fn insertion(run: &Run) -> Option<Insertion> {
+    let id = run
+        .inserted
+        .iter()
+        .rev()
+        .find(|id| id.starts_with("summary_"))?;
+    let mut pos = None;
+    for (p, m) in run.msgs.iter().filter(|m| !m.excluded()).enumerate() {
+        if m.origin.is_none() && m.id() == Some(id.as_str()) {
+            pos = Some(p);
+        }
+    }
+    Some(Insertion {
+        role: PromptRole::Assistant,
+        position: pos?,
+        prefix: String::new(),
+    })
+}

@@ -1,0 +1,195 @@
+//! `SummarizationStrategy.__call__`: the message-count trigger over included non-system groups,
+//! newest-first retention of whole groups, `_select_summary_input_groups` under the input
+//! budget (an oversized leading group skipped and left included; selection stops at the first
+//! later group that does not fit), the `[system prompt, user transcript]` request, and the
+//! `summary_{len(messages)}` assistant message inserted at the first summarized group's start.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Map, Value};
+
+use super::annotate::{
+    annotate_groups, group_maps, included_group_ids, ordered_group_ids, set_excluded,
+};
+use super::estimate::count_text;
+use super::groups::GroupKind;
+use super::model::{AfMsg, GROUP, SUMMARIZED_BY};
+use super::render::transcript;
+use super::run::Run;
+use crate::compaction::plan::{PromptMessage, PromptRole};
+
+pub const DEFAULT_PROMPT: &str = "**Generate a clear and complete summary of the entire conversation in no more than five sentences.**
+
+The summary must always:
+- Reflect contributions from both the user and the assistant
+- Preserve context to support ongoing dialogue
+- Incorporate any previously provided summary
+- Emphasize the most relevant and meaningful points
+
+The summary must never:
+- Offer critique, correction, interpretation, or speculation
+- Highlight errors, misunderstandings, or judgments of accuracy
+- Comment on events or ideas not present in the conversation
+- Omit any details included in an earlier summary
+";
+
+/// `SummarizationStrategy` settings (threshold `None` already made 0, prompt resolved).
+#[derive(Debug, Clone)]
+pub struct Summarization {
+    pub target_count: i64,
+    pub threshold: i64,
+    pub prompt: String,
+    pub max_summary_input_tokens: Option<i64>,
+}
+
+/// `_set_group_summarized_by_summary_id`.
+pub fn mark_summarized(m: &mut AfMsg, summary_id: &str) {
+    let entry = m
+        .props
+        .entry(GROUP)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    if let Some(a) = entry.as_object_mut() {
+        a.insert(SUMMARIZED_BY.into(), json!(summary_id));
+    }
+}
+
+/// Included non-system groups with their included members (message indices), oldest first.
+pub fn included_non_system(run: &Run) -> Vec<(String, Vec<usize>)> {
+    let ordered = ordered_group_ids(&run.msgs);
+    let g = group_maps(&run.msgs);
+    included_group_ids(&run.msgs, &ordered, &g)
+        .into_iter()
+        .filter(|id| g.kind(id) != Some(GroupKind::System))
+        .filter_map(|id| {
+            let members: Vec<usize> = g
+                .of(&id)
+                .iter()
+                .copied()
+                .filter(|&i| !run.msgs[i].excluded())
+                .collect();
+            (!members.is_empty()).then_some((id, members))
+        })
+        .collect()
+}
+
+pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
+    let groups = included_non_system(run);
+    let starts = group_maps(&run.msgs).starts;
+    let count: usize = groups.iter().map(|(_, m)| m.len()).sum();
+    if count as i64 <= p.target_count + p.threshold {
+        return false;
+    }
+    let mut keep: HashSet<&str> = HashSet::new();
+    let mut retained = 0i64;
+    for (id, members) in groups.iter().rev() {
+        if retained >= p.target_count && !keep.is_empty() {
+            break;
+        }
+        keep.insert(id);
+        retained += members.len() as i64;
+    }
+    let candidates: Vec<&(String, Vec<usize>)> = groups
+        .iter()
+        .filter(|(id, _)| !keep.contains(id.as_str()))
+        .collect();
+    if candidates.is_empty() {
+        return false;
+    }
+    let (ids, chosen) = select(run, &candidates, p);
+    if chosen.is_empty() {
+        if p.max_summary_input_tokens.is_some() {
+            run.log.push(
+                "Skipping summarization compaction: no complete message group fits within max_summary_input_tokens."
+                    .into(),
+            );
+        }
+        return false;
+    }
+    let text = transcript(chosen.iter().map(|&i| &run.msgs[i]), 1, run.v);
+    run.calls.push(vec![
+        PromptMessage {
+            role: PromptRole::System,
+            content: p.prompt.clone(),
+        },
+        PromptMessage {
+            role: PromptRole::User,
+            content: text,
+        },
+    ]);
+    let summary = format!("SUMMARY-{}", run.calls.len());
+    let summary_id = format!("summary_{}", run.msgs.len());
+    let original_ids: Vec<String> = chosen
+        .iter()
+        .filter_map(|&i| run.msgs[i].id().map(str::to_string))
+        .collect();
+    if run.msgs.iter().any(|m| m.id() == Some(summary_id.as_str())) {
+        run.collisions.push(summary_id.clone());
+    }
+    for &i in &chosen {
+        mark_summarized(&mut run.msgs[i], &summary_id);
+        set_excluded(&mut run.msgs[i], true, Some("summarized"));
+    }
+    run.note_summarized(&chosen);
+    let at = ids
+        .iter()
+        .filter_map(|id| starts.get(id))
+        .copied()
+        .min()
+        .unwrap_or(0);
+    let annotation = json!({"_summary_of_message_ids": original_ids, "_summary_of_group_ids": ids});
+    run.insert(at, AfMsg::inserted(summary_id, &summary, annotation));
+    annotate_groups(&mut run.msgs, Some(at), false, run.v);
+    true
+}
+
+/// `_select_summary_input_groups`: group ids and messages selected; skipped and unselected
+/// groups are noted on the run.
+fn select(
+    run: &mut Run,
+    candidates: &[&(String, Vec<usize>)],
+    p: &Summarization,
+) -> (Vec<String>, Vec<usize>) {
+    let Some(budget) = p.max_summary_input_tokens else {
+        let ids = candidates.iter().map(|(id, _)| id.clone()).collect();
+        let msgs = candidates
+            .iter()
+            .flat_map(|(_, m)| m.iter().copied())
+            .collect();
+        return (ids, msgs);
+    };
+    let mut ids = Vec::new();
+    let mut chosen: Vec<usize> = Vec::new();
+    let prompt_tokens = count_text(&p.prompt);
+    let separator = count_text("\n");
+    let mut text_tokens = 0i64;
+    for (n, (id, members)) in candidates.iter().enumerate() {
+        let text = transcript(
+            members.iter().map(|&i| &run.msgs[i]),
+            chosen.len() + 1,
+            run.v,
+        );
+        let mut candidate = text_tokens + count_text(&text);
+        if !chosen.is_empty() {
+            candidate += separator;
+        }
+        if prompt_tokens + candidate > budget {
+            if chosen.is_empty() {
+                run.note_skipped(members, prompt_tokens + candidate, budget);
+                continue;
+            }
+            let left: Vec<usize> = candidates[n..]
+                .iter()
+                .flat_map(|(_, m)| m.iter().copied())
+                .collect();
+            run.note_unselected(&left, budget);
+            break;
+        }
+        ids.push(id.clone());
+        chosen.extend(members.iter().copied());
+        text_tokens = candidate;
+    }
+    (ids, chosen)
+}
