@@ -5,6 +5,7 @@ mod agent_framework;
 mod dimos;
 mod lc;
 mod openhands;
+mod pydantic_harness;
 
 use super::preset::Preset;
 
@@ -19,5 +20,7 @@ pub static ALL: &[&dyn Preset] = &[
     &agent_framework::TOOL_RESULT,
     &agent_framework::TOKEN_BUDGET,
     &agent_framework::CONTEXT_WINDOW,
+    &pydantic_harness::Summarizing,
+    &pydantic_harness::Sliding,
     &dimos::Dimos,
 ];

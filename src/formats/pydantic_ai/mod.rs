@@ -17,7 +17,9 @@
 //! message holding that string comes first, with the source index of the request it came from.
 //!
 //! A `compaction` response part (provider-side compaction) becomes a summary part and a mark
-//! of kind `compaction` before its message; pydantic-ai records no token figures for it.
+//! of kind `compaction` before its message; pydantic-ai records no token figures for it. A
+//! `compaction` request part with text (a summary pydantic-ai-harness inserted) is a summary part
+//! of the user message it is sent as.
 
 mod content;
 mod response;
@@ -158,6 +160,16 @@ fn request_part(part: &Value, index: usize, n: usize) -> (Option<Role>, Vec<Part
             }],
         ),
         "retry-prompt" => (Some(Role::User), vec![Part::text(retry_text(part))]),
+        // A summary a compaction (pydantic-ai-harness) put in the history: sent as user text.
+        "compaction" => match str_at(part, "content") {
+            Some(text) if !text.is_empty() => (
+                Some(Role::User),
+                vec![Part::Summary {
+                    text: text.to_string(),
+                }],
+            ),
+            _ => (None, vec![opaque(kind, part)]),
+        },
         _ => (None, vec![opaque(kind, part)]),
     }
 }

@@ -224,3 +224,15 @@ fn jsonl_with_encrypted_compaction_bad_line_and_unknown_record() {
     );
     assert_eq!(s.model.as_deref(), Some("gpt-5-mini-2025-08-07"));
 }
+
+#[test]
+fn a_harness_summary_in_a_request_is_a_summary_part() {
+    let s = load("fixtures/oracle/pydantic-ai-harness/previous_summary.input.json");
+    // Instructions first, then record 0: its system prompt, and its user turn with the summary.
+    assert_eq!(kinds(&s, 1), ["text"]);
+    assert_eq!(kinds(&s, 2), ["text", "summary"]);
+    assert_eq!(s.messages[2].role, Role::User);
+    assert!(s.messages[2].parts[1]
+        .plain_text()
+        .starts_with("## Intent\nMigrate settings loader"));
+}

@@ -1,0 +1,111 @@
+//! pydantic-ai messages built from the common model, for sessions in any other format: each
+//! assistant message a response, each run of other messages one request (core's history
+//! cleaning merges adjacent requests), tool-call arguments as `str()` of the parsed JSON.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::history::{Rec, UserPart, P};
+use crate::pyrepr;
+use crate::session::{Message, Part, Role, Session};
+
+/// Any other format: each assistant message a response, runs of other messages one request.
+pub fn records(session: &Session) -> Vec<Rec> {
+    let mut out: Vec<Rec> = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for m in &session.messages {
+        if m.role == Role::Event {
+            continue;
+        }
+        let request = m.role != Role::Assistant;
+        let parts = model_parts(m, &mut names);
+        match out.last_mut() {
+            Some(last) if request && last.request => {
+                last.parts.extend(parts);
+                last.messages.push(m.index);
+            }
+            _ => {
+                let usage = m.usage.as_ref();
+                out.push(Rec {
+                    request,
+                    parts,
+                    input_tokens: usage.and_then(|u| u.context_input()).unwrap_or(0),
+                    output_tokens: usage.and_then(|u| u.output).unwrap_or(0),
+                    source: m.source_index,
+                    messages: vec![m.index],
+                    ..Rec::default()
+                });
+            }
+        }
+    }
+    out
+}
+
+fn model_parts(m: &Message, names: &mut BTreeMap<String, String>) -> Vec<P> {
+    m.parts
+        .iter()
+        .map(|part| model_part(m.role, part, names))
+        .collect()
+}
+
+fn model_part(role: Role, part: &Part, names: &mut BTreeMap<String, String>) -> P {
+    let assistant = role == Role::Assistant;
+    match part {
+        Part::Text { text } if assistant => P::Text(text.clone()),
+        Part::Text { text } if matches!(role, Role::System | Role::Developer) => P::System {
+            content: text.clone(),
+            request_scope: false,
+        },
+        Part::Text { text } => P::User(UserPart {
+            texts: vec![text.clone()],
+            ..UserPart::default()
+        }),
+        Part::ToolCall {
+            id,
+            name,
+            arguments,
+            server,
+        } => {
+            names.insert(id.clone(), name.clone());
+            let args = serde_json::from_str::<Value>(arguments)
+                .map_or_else(|_| arguments.clone(), |v| pyrepr::str_of(&v));
+            let name = name.clone();
+            match server {
+                true => P::NativeCall { name, args },
+                false => P::ToolCall {
+                    name,
+                    args,
+                    call_id: id.clone(),
+                    load: false,
+                },
+            }
+        }
+        Part::ToolResult { call_id, .. } => {
+            let name = names.get(call_id).cloned().unwrap_or_default();
+            let text = part.plain_text();
+            match assistant {
+                true => P::NativeReturn { name, text },
+                false => P::ToolReturn {
+                    name,
+                    text,
+                    call_id: call_id.clone(),
+                    retried: false,
+                    cause: None,
+                    load: false,
+                },
+            }
+        }
+        Part::Reasoning { text, .. } => P::Thinking(text.clone()),
+        Part::Summary { text } => P::Compaction {
+            content: Some(text.clone()),
+            own: false,
+        },
+        Part::Image(_) if !assistant => P::User(UserPart {
+            media: 1,
+            ..UserPart::default()
+        }),
+        Part::Image(_) => P::Image,
+        Part::Opaque { .. } => P::Other,
+    }
+}
