@@ -3,6 +3,7 @@
 
 mod agent_framework;
 mod dimos;
+mod hermes;
 mod lc;
 mod openhands;
 mod pydantic_harness;
@@ -22,5 +23,6 @@ pub static ALL: &[&dyn Preset] = &[
     &agent_framework::CONTEXT_WINDOW,
     &pydantic_harness::Summarizing,
     &pydantic_harness::Sliding,
+    &hermes::Hermes,
     &dimos::Dimos,
 ];

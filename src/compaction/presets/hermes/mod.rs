@@ -1,0 +1,212 @@
+//! `hermes`: hermes-agent 0.19.0 `ContextCompressor`, proven against the real compressor
+//! (tools/oracle/hermes → fixtures/oracle/hermes).
+//!
+//! Trigger: `estimate_messages_tokens_rough` — `(Σ len(str(msg_dict)) + 3)//4` — at or over
+//! `threshold_tokens` (window from `config_context_length`, `--window`, or Hermes' model table;
+//! percent raised to 0.75 under 512K; floor 64,000; 85% when the floor eats the window). Cut and
+//! summarizer input: `prune` (one-line old tool outputs), `cut` (head / tail), `render`
+//! (labelled turns, caps, prompt). Insertion and tool-pair cleanup: `assemble`. Settings beyond
+//! the constructor: `compression_count` (compactions this compressor already ran: the head
+//! decays to the system prompt), the auxiliary summarizer window (`aux_context_length`,
+//! `aux_fit`) and newer Hermes' bounded summarizer input (`max_summary_input_chars`).
+
+mod assemble;
+mod cut;
+mod findings;
+mod msgs;
+mod prune;
+mod py;
+mod redact;
+mod render;
+mod text;
+mod window;
+
+use crate::compaction::plan::{
+    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+};
+use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::settings::{Kind, ParamSpec, Settings};
+
+use msgs::HMsg;
+
+pub struct Hermes;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "model", kind: Kind::Str, default: "null", nullable: true, help: "model name for Hermes' window table; null uses --model or the session's model" },
+    ParamSpec { name: "threshold_percent", kind: Kind::Float, default: "0.5", nullable: false, help: "compress at this share of the window (raised to 0.75 under 512K)" },
+    ParamSpec { name: "protect_first_n", kind: Kind::Int, default: "3", nullable: false, help: "messages after the system prompt kept verbatim (first compaction only)" },
+    ParamSpec { name: "protect_last_n", kind: Kind::Int, default: "20", nullable: false, help: "minimum protected tail for pruning; tail floor min(n, 8)" },
+    ParamSpec { name: "summary_target_ratio", kind: Kind::Float, default: "0.2", nullable: false, help: "tail token budget = threshold × ratio (clamped 0.10–0.80)" },
+    ParamSpec { name: "config_context_length", kind: Kind::Int, default: "null", nullable: true, help: "explicit window (model.context_length); null: --window or the model table" },
+    ParamSpec { name: "max_tokens", kind: Kind::Int, default: "null", nullable: true, help: "output reservation carved out of the window" },
+    ParamSpec { name: "focus_topic", kind: Kind::Str, default: "null", nullable: true, help: "/compress <focus>; null derives 'Recent user focus' from the last 3 user turns" },
+    ParamSpec { name: "compression_count", kind: Kind::Int, default: "0", nullable: false, help: "compactions this compressor already ran in the process (≥1: head decays to the system prompt; aux check already applied)" },
+    ParamSpec { name: "aux_context_length", kind: Kind::Int, default: "null", nullable: true, help: "auxiliary summarizer window (auxiliary.compression.context_length); null: the main model summarizes" },
+    ParamSpec { name: "aux_fit", kind: Kind::Bool, default: "false", nullable: false, help: "false: 0.19 lowers the session threshold to the aux window; true: fit the summarizer input to it instead" },
+    ParamSpec { name: "max_summary_input_chars", kind: Kind::Int, default: "null", nullable: true, help: "bound the serialized turns (newer Hermes: 160000); null: no total cap, as in 0.19.0" },
+];
+
+/// Resolved settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub budgets: window::Budgets,
+    /// Threshold at construction, before any auxiliary lowering.
+    pub original_threshold: u64,
+    pub protect_first_n: usize,
+    pub protect_last_n: usize,
+    pub compression_count: usize,
+    pub focus_topic: Option<String>,
+    pub aux: Option<u64>,
+    pub aux_fit: bool,
+    pub max_input_chars: Option<usize>,
+}
+
+fn config(input: &PlanInput, s: &Settings) -> Result<Config, PlanError> {
+    let int = |name: &str| s.int(name).map(|v| v.max(0) as u64);
+    let model = s
+        .str("model")
+        .map(str::to_string)
+        .or_else(|| input.model.map(str::to_string))
+        .or_else(|| input.session.model.clone());
+    let context_length = match (
+        int("config_context_length").filter(|&w| w > 0),
+        input.window_flag,
+    ) {
+        (Some(w), _) | (None, Some(w)) => w,
+        (None, None) => model
+            .as_deref()
+            .map_or(input.window, window::table_context_length),
+    };
+    if context_length == 0 {
+        return Err(PlanError::Invalid {
+            preset: "hermes".into(),
+            message: "the context window must be positive".into(),
+        });
+    }
+    let mut budgets = window::budgets(
+        context_length,
+        s.float("threshold_percent").unwrap_or(0.5),
+        int("max_tokens"),
+        s.float("summary_target_ratio").unwrap_or(0.2),
+    );
+    let original_threshold = budgets.threshold_tokens;
+    let compression_count = int("compression_count").unwrap_or(0) as usize;
+    let aux = int("aux_context_length");
+    let aux_fit = s.bool("aux_fit").unwrap_or(false);
+    if let Some(a) =
+        aux.filter(|&a| !aux_fit && compression_count >= 1 && a >= window::MINIMUM_CONTEXT_LENGTH)
+    {
+        if a < budgets.threshold_tokens {
+            budgets.threshold_tokens = a;
+            budgets.threshold_percent = a as f64 / context_length as f64;
+        }
+    }
+    Ok(Config {
+        budgets,
+        original_threshold,
+        protect_first_n: int("protect_first_n").unwrap_or(3) as usize,
+        protect_last_n: int("protect_last_n").unwrap_or(20) as usize,
+        compression_count,
+        focus_topic: s.str("focus_topic").map(str::to_string),
+        aux,
+        aux_fit,
+        max_input_chars: int("max_summary_input_chars").map(|v| v as usize),
+    })
+}
+
+impl Preset for Hermes {
+    fn name(&self) -> &'static str {
+        "hermes"
+    }
+    fn framework(&self) -> &'static str {
+        "hermes-agent 0.19.0 ContextCompressor"
+    }
+    fn description(&self) -> &'static str {
+        "chars/4 over str(message) ≥ threshold; old tool outputs pruned to one-liners; head + token-budget tail kept; 6,000-char per-message caps; auxiliary window lowers the threshold"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+        let cfg = config(input, settings)?;
+        let history = msgs::messages(input.session);
+        let measure = msgs::estimate_messages(&history);
+        let fired = measure >= cfg.budgets.threshold_tokens;
+        let outcome = if fired {
+            assemble::compress(&history, &cfg, input.now)
+        } else {
+            assemble::Outcome::unchanged(&history, "below the threshold")
+        };
+        let trigger = Trigger {
+            fired,
+            measure: "tokens",
+            value: measure,
+            threshold: cfg.budgets.threshold_tokens,
+            reason: trigger_reason(&cfg, measure, fired, &outcome),
+            estimator: "Hermes estimate_messages_tokens_rough: (Σ len(str(message dict)) + 3)//4, +1500 per image".into(),
+        };
+        let split = outcome.split(&history);
+        let mut all = common_findings(input.session, &split, &trigger, input.real_tokens());
+        all.extend(findings::hermes_findings(
+            input.session,
+            &history,
+            &cfg,
+            &outcome,
+            fired,
+        ));
+        Ok(Plan {
+            preset: self.name(),
+            framework: self.framework(),
+            settings: settings.clone(),
+            trigger,
+            split,
+            summarizer: outcome
+                .prompt
+                .iter()
+                .map(|p| PromptMessage {
+                    role: PromptRole::User,
+                    content: p.clone(),
+                })
+                .collect(),
+            insertion: outcome.insertion.as_ref().map(|ins| Insertion {
+                role: ins.role,
+                position: ins.position,
+                prefix: ins.prefix.clone(),
+            }),
+            findings: all,
+        })
+    }
+}
+
+fn trigger_reason(cfg: &Config, measure: u64, fired: bool, outcome: &assemble::Outcome) -> String {
+    let b = &cfg.budgets;
+    let rule = format!(
+        "threshold_tokens {} (context_length {} × threshold_percent {})",
+        b.threshold_tokens, b.context_length, b.threshold_percent
+    );
+    match (fired, outcome.prompt.is_some()) {
+        (false, _) => format!("estimate {measure} < {rule}"),
+        (true, true) => format!("estimate {measure} ≥ {rule}"),
+        (true, false) => format!("estimate {measure} ≥ {rule}, but {}", outcome.note),
+    }
+}
+
+/// Positions in `history` → session message indices.
+fn indices(history: &[HMsg], positions: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    positions
+        .into_iter()
+        .filter_map(|p| history.get(p).map(|m| m.index))
+        .collect()
+}
+
+impl assemble::Outcome {
+    fn split(&self, history: &[HMsg]) -> Split {
+        Split {
+            pinned: indices(history, self.head.iter().copied()),
+            summarized: indices(history, self.summarized.iter().copied()),
+            kept: indices(history, self.tail.iter().copied()),
+            dropped: indices(history, self.dropped.iter().copied()),
+        }
+    }
+}

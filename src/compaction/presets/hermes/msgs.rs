@@ -1,0 +1,234 @@
+//! Hermes' in-memory history: OpenAI chat dicts, read from the raw records when the session is
+//! in `openai-chat` (exact: the estimators run over Python's `str()` of the whole dict), built
+//! from the common model for every other format. Also owns Hermes' two estimators.
+
+use serde_json::{json, Map, Value};
+
+use super::py;
+use crate::pyrepr;
+use crate::session::{Format, Message, Part, Role, Session};
+
+/// One Hermes message dict and the session message it stands for.
+#[derive(Debug, Clone)]
+pub struct HMsg {
+    pub index: usize,
+    pub v: Map<String, Value>,
+}
+
+impl HMsg {
+    pub fn role(&self) -> &str {
+        self.v.get("role").and_then(Value::as_str).unwrap_or("")
+    }
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.v.get(key)
+    }
+    pub fn content(&self) -> &Value {
+        self.v.get("content").unwrap_or(&Value::Null)
+    }
+    /// `msg.get("tool_calls") or []` (dict entries only).
+    pub fn tool_calls(&self) -> Vec<&Map<String, Value>> {
+        match self.v.get("tool_calls") {
+            Some(Value::Array(calls)) => calls.iter().filter_map(Value::as_object).collect(),
+            _ => Vec::new(),
+        }
+    }
+    pub fn has_tool_calls(&self) -> bool {
+        self.v.get("tool_calls").is_some_and(py::truthy)
+    }
+}
+
+/// The session's messages as Hermes dicts (events left out).
+pub fn messages(session: &Session) -> Vec<HMsg> {
+    session
+        .messages
+        .iter()
+        .filter(|m| m.role != Role::Event)
+        .map(|m| {
+            let native = (session.format == Format::OpenAiChat)
+                .then(|| from_raw(session, m))
+                .flatten();
+            HMsg {
+                index: m.index,
+                v: native.unwrap_or_else(|| from_model(m)),
+            }
+        })
+        .collect()
+}
+
+fn from_raw(session: &Session, m: &Message) -> Option<Map<String, Value>> {
+    let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
+    let map = record.as_object()?.clone();
+    map.get("role")?.as_str()?;
+    Some(map)
+}
+
+fn from_model(m: &Message) -> Map<String, Value> {
+    let role = match m.role {
+        Role::System | Role::Developer => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool | Role::Event => "tool",
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut images = 0usize;
+    let mut calls = Vec::new();
+    let mut reasoning = Vec::new();
+    let mut call_id = None;
+    for part in &m.parts {
+        match part {
+            Part::Text { text } | Part::Summary { text } => texts.push(text.clone()),
+            Part::ToolResult {
+                call_id: id,
+                content,
+                ..
+            } => {
+                call_id = Some(id.clone());
+                texts.push(part.plain_text());
+                images += content
+                    .iter()
+                    .filter(|p| matches!(p, Part::Image(_)))
+                    .count();
+            }
+            Part::Image(_) => images += 1,
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => calls.push(json!({"id": id, "type": "function",
+                "function": {"name": name, "arguments": arguments}})),
+            Part::Reasoning { text, .. } => reasoning.push(text.clone()),
+            Part::Opaque { .. } => {}
+        }
+    }
+    let text = texts.join("\n");
+    let content = if images == 0 {
+        Value::String(text)
+    } else {
+        let mut blocks = Vec::new();
+        if !text.is_empty() {
+            blocks.push(json!({"type": "text", "text": text}));
+        }
+        blocks.extend((0..images).map(|_| json!({"type": "image_url", "image_url": {"url": ""}})));
+        Value::Array(blocks)
+    };
+    let mut v = Map::new();
+    v.insert("role".into(), role.into());
+    v.insert("content".into(), content);
+    if !reasoning.is_empty() {
+        v.insert("reasoning".into(), reasoning.join("\n").into());
+    }
+    if !calls.is_empty() {
+        v.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if let Some(id) = call_id {
+        v.insert("tool_call_id".into(), id.into());
+    }
+    v
+}
+
+pub fn is_image_part(p: &Value) -> bool {
+    matches!(
+        p.get("type").and_then(Value::as_str),
+        Some("image" | "image_url" | "input_image")
+    )
+}
+
+/// `estimate_messages_tokens_rough`: `(Σ len(str(shadow)) + 3)//4 + 1500·images`.
+pub fn estimate_messages(msgs: &[HMsg]) -> u64 {
+    let mut chars = 0usize;
+    let mut images = 0usize;
+    for m in msgs {
+        let mut shadow = Map::new();
+        for (k, v) in &m.v {
+            if k == "_anthropic_content_blocks" {
+                continue;
+            }
+            let value = match (k.as_str(), v) {
+                ("content", Value::Array(parts)) => Value::Array(
+                    parts
+                        .iter()
+                        .map(|p| {
+                            if is_image_part(p) {
+                                images += 1;
+                                json!({"type": p.get("type").cloned().unwrap_or(Value::Null), "image": "[stripped]"})
+                            } else {
+                                p.clone()
+                            }
+                        })
+                        .collect(),
+                ),
+                _ => v.clone(),
+            };
+            shadow.insert(k.clone(), value);
+        }
+        chars += py::len(&pyrepr::repr(&Value::Object(shadow)));
+    }
+    (chars.div_ceil(4) + images * 1500) as u64
+}
+
+const REPLAY_BUDGET_KEYS: &[&str] = &[
+    "reasoning",
+    "reasoning_content",
+    "reasoning_details",
+    "codex_reasoning_items",
+    "codex_message_items",
+];
+
+/// `_estimate_msg_budget_tokens`: the tail walks' per-message estimate.
+pub fn budget_tokens(m: &HMsg) -> usize {
+    let content_len = content_length_for_budget(m.content());
+    let mut tokens = content_len / 4 + 10;
+    for tc in m.tool_calls() {
+        tokens += py::len(&pyrepr::repr(&Value::Object(tc.clone()))) / 4;
+    }
+    for key in REPLAY_BUDGET_KEYS {
+        let n = match m.get(key) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(s)) => py::len(s),
+            Some(v) => py::len(&py::dumps(v, true)),
+        };
+        tokens += n / 4;
+    }
+    tokens
+}
+
+fn content_length_for_budget(content: &Value) -> usize {
+    match content {
+        Value::String(s) => py::len(s),
+        Value::Null => 0,
+        Value::Array(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => py::len(s),
+                Value::Object(_) if is_image_part(p) => 6400,
+                Value::Object(o) => o
+                    .get("text")
+                    .filter(|t| py::truthy(t))
+                    .map_or(0, |t| py::len(&py::str_of(t))),
+                other => py::len(&pyrepr::str_of(other)),
+            })
+            .sum(),
+        other if !py::truthy(other) => 0,
+        other => py::len(&pyrepr::str_of(other)),
+    }
+}
+
+/// `_content_text_for_contains`.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s.as_str()),
+                Value::Object(o) => o.get("text").and_then(Value::as_str),
+                _ => None,
+            })
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => pyrepr::str_of(other),
+    }
+}
