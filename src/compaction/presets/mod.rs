@@ -2,11 +2,15 @@
 //! included; `ALL` is the registry `ctxray presets` lists, in that order.
 
 mod agent_framework;
+mod claude_code;
+mod codex;
+mod custom;
 mod dimos;
 mod hermes;
 mod lc;
 mod openhands;
 mod pydantic_harness;
+mod wire;
 
 use super::preset::Preset;
 
@@ -25,4 +29,7 @@ pub static ALL: &[&dyn Preset] = &[
     &pydantic_harness::Sliding,
     &hermes::Hermes,
     &dimos::Dimos,
+    &codex::Codex,
+    &claude_code::ClaudeCode,
+    &custom::Custom,
 ];

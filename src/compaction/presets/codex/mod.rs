@@ -1,0 +1,332 @@
+//! `codex`: OpenAI Codex CLI's local (inline) auto-compaction, from its documented behaviour and
+//! its public source — approximate: Codex is a closed agent binary as far as ctxray's oracle
+//! goes, so no golden proves this preset.
+//!
+//! Trigger: after a sampling request, `total_usage_tokens >= limit` where
+//! `limit = min(model_auto_compact_token_limit, context_window * 9 / 10)` and the usage is the
+//! last request's reported `total_tokens` (`token_count.info.last_token_usage`); sessions
+//! without Codex usage fall back to the exact count of the history. Summarizer: the whole
+//! history (instructions as the system message, every item after them in order) plus a final
+//! user message holding `SUMMARIZATION_PROMPT`; when that request exceeds the window Codex
+//! removes the oldest history item and retries (emulated with exact counts). New history:
+//! the initial context, the prior real user messages newest-first up to
+//! `COMPACT_USER_MESSAGE_MAX_TOKENS` (the one that overflows is truncated), then a user message
+//! `SUMMARY_PREFIX\n<summary>`. Tool calls and outputs do not survive.
+//!
+//! `SUMMARIZATION_PROMPT` and `SUMMARY_PREFIX` are the exact texts of
+//! `codex-rs/core/templates/compact/prompt.md` and `summary_prefix.md` in the public
+//! openai/codex repository (commit 928a707f6a5ed63d89f1575f794aa7135be2f5c9); the constants and
+//! the history rebuild follow `codex-rs/core/src/compact.rs` of the same repository.
+
+use std::collections::BTreeSet;
+
+mod history;
+
+use super::wire::{self, Wire};
+use crate::compaction::findings::{Finding, Severity};
+use crate::compaction::plan::{
+    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+};
+use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::settings::{Kind, ParamSpec, Settings};
+use crate::session::{Part, Session};
+use history::{carry_user_messages, measure, Carried, History};
+
+pub struct Codex;
+
+/// `codex-rs/core/templates/compact/prompt.md` (openai/codex, public repository).
+pub const SUMMARIZATION_PROMPT: &str = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary so another LLM can continue the single active task (the most recent user request that is still in progress).\n\nRules:\n- Focus only on the active task. Do not restate or reopen earlier, completed tasks.\n- Do not propose audits or re-checking unless the user explicitly asked.\n- If earlier tasks exist, note them as completed in one short bullet.\n\nUse this format:\n- Active task:\n- Progress so far:\n- Next steps (active task only):\n- Key context / constraints / preferences (still relevant only):\n- Completed tasks (optional, brief):\n\nBe concise and structured so the next LLM can continue without broad backtracking.\n";
+
+/// `codex-rs/core/templates/compact/summary_prefix.md` (openai/codex, public repository).
+pub const SUMMARY_PREFIX: &str = "You are resuming an in-progress task after context compaction. Another language model produced a handoff summary. Treat the summary as authoritative for what is already done. Continue from the \"Next steps\" for the active task; do not re-open completed tasks or audit prior work unless the user explicitly asked. You also have access to the state of the tools that were used by that language model. Here is the summary:\n";
+
+/// `compact.rs`: the token budget of prior user messages carried into the new history.
+pub const COMPACT_USER_MESSAGE_MAX_TOKENS: usize = 20_000;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "context_window",
+        kind: Kind::Int,
+        default: "null",
+        nullable: true,
+        help: "model context window; null takes --window, then the rollout's model_context_window, then the model registry",
+    },
+    ParamSpec {
+        name: "model_auto_compact_token_limit",
+        kind: Kind::Int,
+        default: "null",
+        nullable: true,
+        help: "config.toml model_auto_compact_token_limit; the limit is min(this, context_window × 9/10)",
+    },
+];
+
+impl Preset for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+    fn framework(&self) -> &'static str {
+        "OpenAI Codex CLI (local compaction, codex-rs compact.rs)"
+    }
+    fn description(&self) -> &'static str {
+        "approximate: compact at min(model_auto_compact_token_limit, 90% of the window) of reported usage; whole history + SUMMARIZATION_PROMPT; keeps user messages up to 20,000 tokens"
+    }
+    fn approximate(&self) -> bool {
+        true
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+        let session = input.session;
+        let window = settings
+            .int("context_window")
+            .map(|w| w.max(0) as u64)
+            .or(input.window_flag)
+            .or(session.reported_window)
+            .unwrap_or(input.window);
+        let mut limit = window.saturating_mul(9) / 10;
+        if let Some(l) = settings.int("model_auto_compact_token_limit") {
+            limit = limit.min(l.max(0) as u64);
+        }
+        let history = History::of(session);
+        let (value, estimator) = measure(input, &history);
+        let fired = value >= limit && !history.items.is_empty();
+        let reason = if fired {
+            format!("{estimator} {value} ≥ limit {limit} (min(model_auto_compact_token_limit, context_window {window} × 9/10))")
+        } else {
+            format!("{estimator} {value} < limit {limit} (min(model_auto_compact_token_limit, context_window {window} × 9/10))")
+        };
+        let trigger = Trigger {
+            fired,
+            measure: "tokens",
+            value,
+            threshold: limit,
+            reason,
+            estimator: estimator.to_string(),
+        };
+        let (split, summarizer, insertion, extra) = if fired {
+            let request = Request::build(input, &history, window);
+            let carried = carry_user_messages(session, &history);
+            let split = request.split(session, &history, &carried);
+            let insertion = Insertion {
+                role: PromptRole::User,
+                position: history.initial.len() + carried.kept.len(),
+                prefix: format!("{SUMMARY_PREFIX}\n"),
+            };
+            let extra = codex_findings(input, &history, &request, &carried, limit);
+            (split, request.messages, Some(insertion), extra)
+        } else {
+            (
+                unfired_split(session, &history),
+                Vec::new(),
+                None,
+                Vec::new(),
+            )
+        };
+        let mut findings = common_findings(session, &split, &trigger, input.real_tokens());
+        findings.extend(extra);
+        Ok(Plan {
+            preset: self.name(),
+            framework: self.framework(),
+            settings: settings.clone(),
+            trigger,
+            split,
+            summarizer,
+            insertion,
+            findings,
+        })
+    }
+}
+
+/// Below the trigger the history Codex holds stays as it is; what an earlier compaction
+/// replaced stays dropped.
+fn unfired_split(session: &Session, history: &History) -> Split {
+    let mut kept: Vec<usize> = history.instructions.clone();
+    kept.extend(history.items.iter().flatten());
+    kept.sort_unstable();
+    let set: BTreeSet<usize> = kept.iter().copied().collect();
+    let dropped = (0..session.messages.len())
+        .filter(|i| !set.contains(i))
+        .collect();
+    Split {
+        kept,
+        dropped,
+        ..Split::default()
+    }
+}
+
+/// The summarizer request after Codex's trim-oldest-and-retry loop.
+struct Request {
+    messages: Vec<PromptMessage>,
+    /// History items sent (after trimming).
+    sent: Vec<Option<usize>>,
+    /// History items removed to fit the window.
+    trimmed: Vec<Option<usize>>,
+    /// Tokens of the request as first built.
+    first_tokens: usize,
+}
+
+impl Request {
+    fn build(input: &PlanInput, history: &History, window: u64) -> Request {
+        let session = input.session;
+        let render = |item: &Option<usize>| -> Option<PromptMessage> {
+            match item {
+                Some(i) => session
+                    .messages
+                    .get(*i)
+                    .and_then(|m| wire::render(m, Wire::Responses)),
+                None => Some(PromptMessage {
+                    role: PromptRole::User,
+                    content: history.summary.clone().unwrap_or_default(),
+                }),
+            }
+        };
+        let head: Vec<PromptMessage> = history
+            .instructions
+            .iter()
+            .filter_map(|&i| session.messages.get(i))
+            .filter_map(|m| wire::render(m, Wire::Responses))
+            .collect();
+        let prompt = PromptMessage {
+            role: PromptRole::User,
+            content: SUMMARIZATION_PROMPT.to_string(),
+        };
+        let mut body: Vec<(Option<usize>, PromptMessage, usize)> = history
+            .items
+            .iter()
+            .filter_map(|item| {
+                let m = render(item)?;
+                let tokens = input.counter.count(&m.content);
+                Some((*item, m, tokens))
+            })
+            .collect();
+        let fixed: usize = head
+            .iter()
+            .chain([&prompt])
+            .map(|m| input.counter.count(&m.content))
+            .sum();
+        let mut total = fixed + body.iter().map(|(_, _, t)| t).sum::<usize>();
+        let first_tokens = total;
+        let mut trimmed = Vec::new();
+        while total as u64 > window && body.len() > 1 {
+            let (item, _, tokens) = body.remove(0);
+            total -= tokens;
+            trimmed.push(item);
+        }
+        let sent = body.iter().map(|(item, _, _)| *item).collect();
+        let mut messages = head;
+        messages.extend(body.into_iter().map(|(_, m, _)| m));
+        messages.push(prompt);
+        Request {
+            messages,
+            sent,
+            trimmed,
+            first_tokens,
+        }
+    }
+
+    fn split(&self, session: &Session, history: &History, carried: &Carried) -> Split {
+        let mut pinned: Vec<usize> = history.instructions.clone();
+        pinned.extend(&history.initial);
+        pinned.sort_unstable();
+        let kept = carried.kept.clone();
+        let mut summarized: Vec<usize> = history.instructions.clone();
+        summarized.extend(self.sent.iter().flatten());
+        summarized.sort_unstable();
+        let placed: BTreeSet<usize> = pinned
+            .iter()
+            .chain(&kept)
+            .chain(&summarized)
+            .copied()
+            .collect();
+        let dropped = (0..session.messages.len())
+            .filter(|i| !placed.contains(i))
+            .collect();
+        Split {
+            pinned,
+            summarized,
+            kept,
+            dropped,
+        }
+    }
+}
+
+fn codex_findings(
+    input: &PlanInput,
+    history: &History,
+    request: &Request,
+    carried: &Carried,
+    limit: u64,
+) -> Vec<Finding> {
+    let session = input.session;
+    let mut out = Vec::new();
+    out.extend(tool_finding(session, history));
+    if let Some((i, tokens, keeps)) = carried.truncated {
+        out.push(Finding {
+            code: "message-truncated",
+            severity: Severity::Warn,
+            messages: vec![i],
+            detail: format!("the oldest carried user message (~{tokens} tokens) is cut to ~{keeps} tokens to fit COMPACT_USER_MESSAGE_MAX_TOKENS = {COMPACT_USER_MESSAGE_MAX_TOKENS}"),
+        });
+    }
+    if !carried.left_out.is_empty() {
+        out.push(Finding {
+            code: "user-messages-dropped",
+            severity: Severity::Info,
+            detail: format!("{} older user message(s) are over the {COMPACT_USER_MESSAGE_MAX_TOKENS}-token budget and survive only through the summary", carried.left_out.len()),
+            messages: carried.left_out.clone(),
+        });
+    }
+    if !request.trimmed.is_empty() {
+        out.push(Finding {
+            code: "summarizer-window-overflow",
+            severity: Severity::Warn,
+            messages: request.trimmed.iter().flatten().copied().collect(),
+            detail: format!("the compaction request counts {} tokens, over the window: Codex removes the {} oldest history item(s) and retries, so the summarizer never sees them", request.first_tokens, request.trimmed.len()),
+        });
+    }
+    let after: usize = history
+        .instructions
+        .iter()
+        .chain(&history.initial)
+        .chain(&carried.kept)
+        .filter_map(|&i| input.counts.messages.get(i))
+        .map(|c| c.total())
+        .sum();
+    if after as u64 >= limit {
+        out.push(Finding {
+            code: "compacts-every-turn",
+            severity: Severity::Warn,
+            messages: carried.kept.clone(),
+            detail: format!("instructions, initial context and carried user messages alone count {after} tokens, at or over the limit of {limit}: the next turn compacts again"),
+        });
+    }
+    out
+}
+
+/// Tool calls and outputs do not survive: only the summary tells what the tools did.
+fn tool_finding(session: &Session, history: &History) -> Option<Finding> {
+    let tools: Vec<usize> = history
+        .items
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&i| {
+            session.messages.get(i).is_some_and(|m| {
+                m.parts
+                    .iter()
+                    .any(|p| matches!(p, Part::ToolCall { .. } | Part::ToolResult { .. }))
+            })
+        })
+        .collect();
+    if !tools.is_empty() {
+        return Some(Finding {
+            code: "tool-history-dropped",
+            severity: Severity::Warn,
+            detail: format!("{} message(s) with tool calls or outputs do not survive the compaction: only the summary tells what the tools did", tools.len()),
+            messages: tools,
+        });
+    }
+    None
+}

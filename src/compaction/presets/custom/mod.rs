@@ -1,0 +1,327 @@
+//! `custom`: ctxray's own configurable compaction, every choice a `--set`.
+//!
+//! Trigger, by precedence: `trigger_tokens` (exact tokens of the history ≥ it), else
+//! `trigger_messages` (messages ≥ it), else `trigger_ratio` × the window. Cut: system messages
+//! are pinned (`pin_system`), then the first `keep_first` other messages; the tail keeps the
+//! last `keep_last` messages, or the newest messages fitting `keep_tokens` when set. Tool-call
+//! groups are kept whole: a cut inside a group moves to its start (or, when that would reach
+//! into the pinned head, past its end), and a head that ends inside a group takes all of it.
+//! Summarizer: a `system` message with `prompt` and one `user` message with one block per
+//! summarized message, `[role] text`, tool calls as `name(arguments)`, tool results as
+//! `result <call id>: text`, blocks `\n\n`-joined; `role=user` sends one user message, the
+//! prompt, a blank line and the blocks. `max_message_chars` caps each block and
+//! `max_input_chars` the whole transcript, keeping `head_chars` + `tail_chars` (half and half by
+//! default) around a `[… N chars omitted …]` marker. Counts are the encoding's exact counts.
+
+mod render;
+
+use std::collections::BTreeSet;
+
+use render::render_request;
+
+use crate::compaction::findings::{Finding, Severity};
+use crate::compaction::plan::{common_findings, Insertion, Plan, PromptRole, Split, Trigger};
+use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::settings::{Kind, ParamSpec, Settings};
+use crate::session::Role;
+
+pub struct Custom;
+
+pub const DEFAULT_PROMPT: &str = "Summarize the conversation below so that an agent can continue the work from the summary alone. Keep the user's goals and constraints, decisions taken, files and commands involved, tool results that matter, errors and how they were handled, and what remains to be done.";
+
+/// Where the summary goes in the compacted history.
+pub const SUMMARY_PREFIX: &str = "[Summary of the earlier conversation]\n";
+
+const fn int(name: &'static str, default: &'static str, help: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: Kind::Int,
+        default,
+        nullable: true,
+        help,
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    int("context_window", "null", "window for trigger_ratio; null takes the window in force"),
+    int("trigger_tokens", "null", "compact when the history counts at least this many tokens"),
+    ParamSpec {
+        name: "trigger_ratio",
+        kind: Kind::Float,
+        default: "0.8",
+        nullable: true,
+        help: "compact at this fraction of the window (when trigger_tokens and trigger_messages are null)",
+    },
+    int("trigger_messages", "null", "compact when the history has at least this many messages"),
+    int("keep_last", "10", "keep this many newest messages verbatim"),
+    int("keep_tokens", "null", "keep the newest messages fitting this many tokens (over keep_last)"),
+    int("keep_first", "0", "pin this many first messages (after system messages)"),
+    ParamSpec {
+        name: "pin_system",
+        kind: Kind::Bool,
+        default: "true",
+        nullable: false,
+        help: "keep system and developer messages verbatim",
+    },
+    int("max_message_chars", "null", "cap each summarized message at this many characters"),
+    int("max_input_chars", "null", "cap the whole summarizer transcript at this many characters"),
+    int("head_chars", "null", "characters a capped text keeps from its head (default half)"),
+    int("tail_chars", "null", "characters a capped text keeps from its tail (default the rest)"),
+    ParamSpec {
+        name: "role",
+        kind: Kind::Choice(&["system", "user"]),
+        default: "system",
+        nullable: false,
+        help: "role of the summarizer prompt (user: prompt and transcript in one user message)",
+    },
+    ParamSpec {
+        name: "prompt",
+        kind: Kind::Str,
+        default: DEFAULT_PROMPT,
+        nullable: false,
+        help: "the summarizer instruction",
+    },
+];
+
+impl Preset for Custom {
+    fn name(&self) -> &'static str {
+        "custom"
+    }
+    fn framework(&self) -> &'static str {
+        "ctxray custom"
+    }
+    fn description(&self) -> &'static str {
+        "ctxray's own: any trigger, keep_first/keep_last/keep_tokens, groups kept whole, per-message and total caps, your prompt"
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+        let session = input.session;
+        let visible: Vec<usize> = session
+            .messages
+            .iter()
+            .filter(|m| m.role != Role::Event)
+            .map(|m| m.index)
+            .collect();
+        let tokens_of = |i: usize| input.counts.messages.get(i).map_or(0, |c| c.total());
+        let total: usize = visible.iter().map(|&i| tokens_of(i)).sum();
+        let trigger = trigger(input, settings, total as u64, visible.len() as u64)?;
+        let cut = Cut::of(input, settings, &visible);
+        let fired = trigger.fired && !cut.summarized.is_empty();
+        let trigger = Trigger { fired, ..trigger };
+        let events: Vec<usize> = session
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Event)
+            .map(|m| m.index)
+            .collect();
+        let split = if fired {
+            Split {
+                pinned: cut.pinned.clone(),
+                summarized: cut.summarized.clone(),
+                kept: cut.kept.clone(),
+                dropped: events,
+            }
+        } else {
+            Split {
+                kept: visible.clone(),
+                dropped: events,
+                ..Split::default()
+            }
+        };
+        let (summarizer, mut extra) = if fired {
+            render_request(session, settings, &cut.summarized)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        if fired {
+            extra.extend(every_turn(input, &cut, &trigger));
+        }
+        let mut findings = common_findings(session, &split, &trigger, input.real_tokens());
+        findings.extend(extra);
+        Ok(Plan {
+            preset: self.name(),
+            framework: self.framework(),
+            settings: settings.clone(),
+            insertion: fired.then(|| Insertion {
+                role: PromptRole::User,
+                position: cut.pinned.len(),
+                prefix: SUMMARY_PREFIX.to_string(),
+            }),
+            trigger,
+            split,
+            summarizer,
+            findings,
+        })
+    }
+}
+
+fn trigger(
+    input: &PlanInput,
+    settings: &Settings,
+    tokens: u64,
+    messages: u64,
+) -> Result<Trigger, PlanError> {
+    let estimator = "exact count of the encoding".to_string();
+    let (measure, value, threshold, what) = if let Some(t) = settings.int("trigger_tokens") {
+        (
+            "tokens",
+            tokens,
+            t.max(0) as u64,
+            "trigger_tokens".to_string(),
+        )
+    } else if let Some(n) = settings.int("trigger_messages") {
+        (
+            "messages",
+            messages,
+            n.max(0) as u64,
+            "trigger_messages".to_string(),
+        )
+    } else if let Some(r) = settings.float("trigger_ratio") {
+        let window = settings
+            .int("context_window")
+            .map_or(input.window, |w| w.max(0) as u64);
+        let t = (window as f64 * r) as u64;
+        (
+            "tokens",
+            tokens,
+            t,
+            format!("context_window {window} × trigger_ratio {r}"),
+        )
+    } else {
+        return Err(PlanError::Invalid {
+            preset: "custom".into(),
+            message: "set one of trigger_tokens, trigger_messages or trigger_ratio".into(),
+        });
+    };
+    let fired = value >= threshold;
+    Ok(Trigger {
+        fired,
+        measure,
+        value,
+        threshold,
+        reason: format!(
+            "{measure} {value} {} {threshold} ({what})",
+            if fired { "≥" } else { "<" }
+        ),
+        estimator,
+    })
+}
+
+/// Pinned head, summarized middle, kept tail (message indices).
+struct Cut {
+    pinned: Vec<usize>,
+    summarized: Vec<usize>,
+    kept: Vec<usize>,
+}
+
+impl Cut {
+    fn of(input: &PlanInput, settings: &Settings, visible: &[usize]) -> Cut {
+        let session = input.session;
+        let pin_system = settings.bool("pin_system").unwrap_or(true);
+        let is_system = |i: usize| {
+            pin_system
+                && session
+                    .messages
+                    .get(i)
+                    .is_some_and(|m| matches!(m.role, Role::System | Role::Developer))
+        };
+        let mut pinned: Vec<usize> = visible.iter().copied().filter(|&i| is_system(i)).collect();
+        let body: Vec<usize> = visible.iter().copied().filter(|&i| !is_system(i)).collect();
+        let keep_first = settings.int("keep_first").unwrap_or(0).max(0) as usize;
+        let mut head = keep_first.min(body.len());
+        head = extend_past_group(input, &body, head);
+        let mut start = tail_start(input, settings, &body).max(head);
+        start = group_boundary(input, &body, start, head);
+        pinned.extend(body.iter().take(head));
+        pinned.sort_unstable();
+        Cut {
+            pinned,
+            summarized: body
+                .get(head..start)
+                .map(<[usize]>::to_vec)
+                .unwrap_or_default(),
+            kept: body.get(start..).map(<[usize]>::to_vec).unwrap_or_default(),
+        }
+    }
+}
+
+/// Where the kept tail starts in `body`, before groups are considered.
+fn tail_start(input: &PlanInput, settings: &Settings, body: &[usize]) -> usize {
+    if let Some(budget) = settings.int("keep_tokens") {
+        let budget = budget.max(0) as usize;
+        let mut used = 0usize;
+        let mut start = body.len();
+        for (pos, &i) in body.iter().enumerate().rev() {
+            used += input.counts.messages.get(i).map_or(0, |c| c.total());
+            if used > budget {
+                break;
+            }
+            start = pos;
+        }
+        return start;
+    }
+    let keep_last = settings.int("keep_last").unwrap_or(10).max(0) as usize;
+    body.len().saturating_sub(keep_last)
+}
+
+fn group_of(input: &PlanInput, i: usize) -> Option<usize> {
+    input.grouping.of_message.get(i).copied().flatten()
+}
+
+/// Moves a head end forward until no group has messages on both sides of it.
+fn extend_past_group(input: &PlanInput, body: &[usize], mut head: usize) -> usize {
+    while head > 0 && head < body.len() {
+        let Some(g) = body.get(head - 1).and_then(|&i| group_of(input, i)) else {
+            break;
+        };
+        let rest = body.get(head..).unwrap_or_default();
+        if !rest.iter().any(|&i| group_of(input, i) == Some(g)) {
+            break;
+        }
+        head += 1;
+    }
+    head
+}
+
+/// Moves a cut that splits a group to the group's start, or past its end when the start lies
+/// in the pinned head.
+fn group_boundary(input: &PlanInput, body: &[usize], start: usize, head: usize) -> usize {
+    let Some(g) = body.get(start).and_then(|&i| group_of(input, i)) else {
+        return start;
+    };
+    let members: BTreeSet<usize> = body
+        .iter()
+        .enumerate()
+        .filter(|(_, &i)| group_of(input, i) == Some(g))
+        .map(|(pos, _)| pos)
+        .collect();
+    let first = members.first().copied().unwrap_or(start);
+    if first >= head {
+        first
+    } else {
+        members.last().map_or(start, |l| l + 1)
+    }
+}
+
+/// Pinned and kept messages alone at or over a token trigger: the next turn compacts again.
+fn every_turn(input: &PlanInput, cut: &Cut, trigger: &Trigger) -> Option<Finding> {
+    if trigger.measure != "tokens" {
+        return None;
+    }
+    let after: usize = cut
+        .pinned
+        .iter()
+        .chain(&cut.kept)
+        .filter_map(|&i| input.counts.messages.get(i))
+        .map(|c| c.total())
+        .sum();
+    (after as u64 >= trigger.threshold).then(|| Finding {
+        code: "compacts-every-turn",
+        severity: Severity::Warn,
+        messages: cut.kept.clone(),
+        detail: format!("pinned and kept messages alone count {after} tokens, at or over the trigger of {}: the next turn compacts again", trigger.threshold),
+    })
+}
