@@ -27,6 +27,7 @@ pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
         writeln!(out)?;
         return Ok(0);
     }
+    let w = presets.iter().map(|p| p.name().len()).max().unwrap_or(0) + 2;
     for p in presets {
         let approx = if p.approximate() {
             "  (approximate: from documented behaviour)"
