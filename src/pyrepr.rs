@@ -1,8 +1,8 @@
 //! Python's `repr()` / `str()` of JSON-like values, as several frameworks' estimators and
 //! summarizer prompts use them (`str(args)`, `str(event)`, `repr(message)`).
 //!
-//! Owns: quote choice and escapes of `repr(str)`, `True`/`False`/`None`, float formatting and
-//! dict/list layout, over `serde_json::Value` (insertion order kept, as Python dicts keep it).
+//! Owns: quote choice and escapes of `repr(str)`, `True`/`False`/`None`, float formatting,
+//! dict/list layout and `json.dumps`, over `serde_json::Value` (insertion order kept, as Python dicts keep it).
 //! Tested against real Python output (`fixtures/pyrepr/golden.json`).
 
 use serde_json::Value;
@@ -122,6 +122,87 @@ fn is_printable(c: char) -> bool {
         | 0xf0000..=0x10ffff
     );
     !not_printable && (n & 0xfffe) != 0xfffe
+}
+
+/// Python's `json.dumps` with default separators (`", "`, `": "`), floats as
+/// `float.__repr__`; the `ensure_ascii` and `sort_keys` flags as in Python.
+pub fn json_dumps(value: &Value, ensure_ascii: bool, sort_keys: bool) -> String {
+    let mut out = String::new();
+    write_json(value, ensure_ascii, sort_keys, &mut out);
+    out
+}
+
+fn write_json(value: &Value, ascii: bool, sort: bool, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else {
+                let x = n.as_f64().unwrap_or(0.0);
+                out.push_str(&match x {
+                    x if x.is_nan() => "NaN".to_string(),
+                    x if x.is_infinite() && x > 0.0 => "Infinity".to_string(),
+                    x if x.is_infinite() => "-Infinity".to_string(),
+                    x => float_repr(x),
+                });
+            }
+        }
+        Value::String(s) => write_json_str(s, ascii, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_json(item, ascii, sort, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if sort {
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_json_str(k, ascii, out);
+                out.push_str(": ");
+                write_json(v, ascii, sort, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_json_str(s: &str, ascii: bool, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if ascii && (c as u32) > 0x7e => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// `repr(float)`: the shortest round-tripping digits, fixed notation for exponents -4..16,

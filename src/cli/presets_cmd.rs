@@ -34,12 +34,12 @@ pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
         } else {
             ""
         };
-        writeln!(out, "{:<24} {}{approx}", p.name(), p.framework())?;
-        writeln!(out, "{:<24} {}", "", p.description())?;
+        writeln!(out, "{:<w$}{}{approx}", p.name(), p.framework())?;
+        writeln!(out, "{:<w$}{}", "", p.description())?;
         for s in p.params() {
             writeln!(
                 out,
-                "{:<24}   --set {}={}  {}",
+                "{:<w$}  --set {}={}  {}",
                 "", s.name, s.default, s.help
             )?;
         }

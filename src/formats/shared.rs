@@ -128,61 +128,7 @@ fn strip_payloads(value: &Value, key: Option<&str>) -> Value {
 /// A JSON value as Python's `json.dumps(value)` writes it: `", "` and `": "` separators and
 /// non-ASCII characters escaped (`ensure_ascii=True`).
 pub(crate) fn py_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_py_json(value, &mut out);
-    out
-}
-
-fn write_py_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_py_json(v, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_py_string(k, out);
-                out.push_str(": ");
-                write_py_json(v, out);
-            }
-            out.push('}');
-        }
-        Value::String(s) => write_py_string(s, out),
-        other => out.push_str(&to_json(other)),
-    }
-}
-
-fn write_py_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7f => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::pyrepr::json_dumps(value, true, false)
 }
 
 /// Seconds since the Unix epoch as an RFC 3339 UTC timestamp (millisecond precision).

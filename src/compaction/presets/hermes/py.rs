@@ -63,62 +63,7 @@ pub fn thousands(n: usize) -> String {
 
 /// `json.dumps(v, ensure_ascii=False[, sort_keys=True])`.
 pub fn dumps(v: &Value, sort_keys: bool) -> String {
-    let mut out = String::new();
-    write_json(v, sort_keys, &mut out);
-    out
-}
-
-fn write_json(v: &Value, sort_keys: bool, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(_) => out.push_str(&pyrepr::repr(v)),
-        Value::String(s) => write_json_str(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_json(item, sort_keys, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            if sort_keys {
-                entries.sort_by(|a, b| a.0.chars().cmp(b.0.chars()));
-            }
-            out.push('{');
-            for (i, (k, val)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_json_str(k, out);
-                out.push_str(": ");
-                write_json(val, sort_keys, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn write_json_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    pyrepr::json_dumps(v, false, sort_keys)
 }
 
 /// `str.strip()` is empty.
