@@ -138,3 +138,28 @@ fn help_lists_the_live_keymap_and_small_terminals_do_not_panic() {
         let _ = screen(&s, w, h);
     }
 }
+
+#[test]
+fn summarizer_and_diff_views_show_the_plan() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    update(&mut s, Msg::ShowSummarizer);
+    let text = screen(&s, 150, 40);
+    assert!(
+        text.contains("summarizer request of dimos (1 message(s))"),
+        "{text}"
+    );
+    assert!(text.contains("▸ user ·"), "{text}");
+    assert!(text.contains("Summarise the following portion"), "{text}");
+    update(&mut s, Msg::ShowDiff);
+    let text = screen(&s, 150, 120);
+    assert!(text.contains("16 summarized ·"), "{text}");
+    assert!(text.contains("evidence survival"), "{text}");
+    assert!(text.contains("tool-arguments-dropped"), "{text}");
+    // Esc goes back to the message before it would quit.
+    assert!(update(&mut s, Msg::Back).is_empty());
+    assert_eq!(s.detail_mode, ctxray::tui::state::DetailMode::Message);
+    let none = demo(None, &[]);
+    let mut none = none;
+    update(&mut none, Msg::ShowSummarizer);
+    assert!(screen(&none, 120, 30).contains("no preset: p picks one"));
+}

@@ -14,6 +14,12 @@ pub enum Msg {
     /// Cycle the active compaction preset.
     NextPreset,
     ToggleHelp,
+    /// Show the exact summarizer request of the active preset in the detail pane.
+    ShowSummarizer,
+    /// Show the diff of the summarized range against the summarizer input.
+    ShowDiff,
+    /// Show the selected message in the detail pane.
+    ShowMessage,
     /// Close the help or, with nothing open, quit.
     Back,
     Quit,

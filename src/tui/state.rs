@@ -10,6 +10,14 @@ pub enum Focus {
     Detail,
 }
 
+/// What the detail pane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailMode {
+    Message,
+    Summarizer,
+    Diff,
+}
+
 /// The fate of a message under the active preset, for shading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {
@@ -26,6 +34,9 @@ pub struct AppState {
     pub preset: Option<String>,
     pub sets: Vec<String>,
     pub plan: Option<Plan>,
+    /// The diff of the plan's summarized range against its summarizer input.
+    pub diff: Option<crate::diff::Diff>,
+    pub detail_mode: DetailMode,
     /// Why the active preset could not plan (shown instead of a split).
     pub plan_error: Option<String>,
     pub selected: usize,
@@ -45,6 +56,8 @@ impl AppState {
             preset,
             sets,
             plan: None,
+            diff: None,
+            detail_mode: DetailMode::Message,
             plan_error: None,
             selected: 0,
             offset: 0,
@@ -68,12 +81,16 @@ impl AppState {
     /// Recomputes the plan of the active preset (pure: no IO).
     pub fn replan(&mut self) {
         self.plan = None;
+        self.diff = None;
         self.plan_error = None;
         let Some(name) = &self.preset else { return };
         let result = preset::find(name)
             .and_then(|p| preset::run(p, &PlanInput::new(&self.analysis), &self.sets));
         match result {
-            Ok(plan) => self.plan = Some(plan),
+            Ok(plan) => {
+                self.diff = Some(crate::diff::diff(&self.analysis.session, &plan));
+                self.plan = Some(plan);
+            }
             Err(e) => self.plan_error = Some(e.to_string()),
         }
     }

@@ -1,7 +1,7 @@
 //! The only place state changes: `update(state, msg) -> effects`. Pure — no IO, no terminal.
 
 use super::msg::{Effect, Msg};
-use super::state::{AppState, Focus};
+use super::state::{AppState, DetailMode, Focus};
 use crate::compaction::preset;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
@@ -9,6 +9,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Quit => return vec![Effect::Quit],
         Msg::Back if state.show_help => state.show_help = false,
+        Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
         Msg::Back => return vec![Effect::Quit],
         Msg::ToggleHelp => state.show_help = !state.show_help,
@@ -19,6 +20,9 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::Viewport(rows) => state.viewport = rows,
+        Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
+        Msg::ShowDiff => show(state, DetailMode::Diff),
+        Msg::ShowMessage => show(state, DetailMode::Message),
         Msg::NextPreset => next_preset(state),
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {
@@ -32,6 +36,11 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
+fn show(state: &mut AppState, mode: DetailMode) {
+    state.detail_mode = mode;
+    state.detail_scroll = 0;
+}
+
 fn move_selection(state: &mut AppState, msg: &Msg, page: usize) {
     let last = state.len().saturating_sub(1);
     let before = state.selected;
@@ -43,7 +52,7 @@ fn move_selection(state: &mut AppState, msg: &Msg, page: usize) {
         Msg::Top => 0,
         _ => last,
     };
-    if state.selected != before {
+    if state.selected != before && state.detail_mode == DetailMode::Message {
         state.detail_scroll = 0;
     }
 }

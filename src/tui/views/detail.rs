@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::thousands;
 use crate::session::{Message, Part};
-use crate::tui::state::{AppState, Focus};
+use crate::tui::state::{AppState, DetailMode, Focus};
 use crate::tui::theme::Theme;
 
 /// Lines of one part shown before the rest is folded.
@@ -23,9 +23,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.fg(border));
-    let lines = match state.analysis.session.messages.get(state.selected) {
-        Some(m) => message_lines(state, m, theme),
-        None => vec![Line::styled("no messages", theme.fg("dim"))],
+    let lines = match state.detail_mode {
+        DetailMode::Summarizer => super::summarizer::lines(state, theme),
+        DetailMode::Diff => super::diff::lines(state, theme),
+        DetailMode::Message => match state.analysis.session.messages.get(state.selected) {
+            Some(m) => message_lines(state, m, theme),
+            None => vec![Line::styled("no messages", theme.fg("dim"))],
+        },
     };
     let para = Paragraph::new(lines)
         .block(block)
@@ -162,7 +166,7 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
     }
 }
 
-fn folded<'a>(text: &str, theme: &Theme, role: &str, out: &mut Vec<Line<'a>>) {
+pub(super) fn folded<'a>(text: &str, theme: &Theme, role: &str, out: &mut Vec<Line<'a>>) {
     let total = text.lines().count();
     for l in text.lines().take(FOLD_AT) {
         out.push(Line::styled(l.to_string(), theme.fg(role)));

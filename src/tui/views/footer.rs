@@ -41,7 +41,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     };
     let keys = Line::styled(
         format!(
-            " {} of {} · j/k move · Tab detail · p preset · ? help · q quit",
+            " {} of {} · j/k move · Tab detail · p preset · s summarizer · d diff · ? help · q quit",
             state.selected + 1,
             state.len()
         ),

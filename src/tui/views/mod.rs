@@ -2,10 +2,12 @@
 //! changed here; the only thing a frame reports back is the list's height (via `Msg::Viewport`).
 
 mod detail;
+mod diff;
 mod footer;
 mod header;
 mod help;
 mod list;
+mod summarizer;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::Frame;
