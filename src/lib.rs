@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod config;
 pub mod diff;
 pub mod formats;
+pub mod live;
 pub mod pyrepr;
 pub mod secrets;
 pub mod session;

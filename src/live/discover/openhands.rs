@@ -1,0 +1,87 @@
+//! OpenHands V1 conversation directories (`<id>/base_state.json` + `events/event-*.json`).
+//!
+//! Owns: deciding whether a directory is a conversation, its size and last activity (newest of
+//! its files, not of the directories), and a title from the first user `MessageEvent` among its first few events. Must
+//! not read every event (message counts are left `None`: one file per event is too costly).
+
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::scan::clean;
+use super::walk::{Entry, Walker};
+
+/// Events read, at most, looking for the first user message.
+const TITLE_EVENTS: usize = 12;
+
+/// Largest event file read for a title.
+const TITLE_EVENT_BYTES: u64 = 1 << 20;
+
+/// What a conversation directory holds, cheaply.
+pub(super) struct Conversation {
+    pub(super) size: u64,
+    pub(super) modified: SystemTime,
+    pub(super) title: Option<String>,
+}
+
+/// Looks at `dir`; `None` if it is not a conversation (no `events/` and no `base_state.json`).
+pub(super) fn conversation(walker: &mut Walker, dir: &Entry) -> Option<Conversation> {
+    let entries = walker.list(&dir.path);
+    let base = entries
+        .iter()
+        .find(|e| e.name() == "base_state.json" && e.is_file());
+    let events_dir = entries.iter().find(|e| e.name() == "events" && e.is_dir());
+    if base.is_none() && events_dir.is_none() {
+        return None;
+    }
+    let mut events: Vec<Entry> = match events_dir {
+        Some(d) => walker.list(&d.path),
+        None => Vec::new(),
+    };
+    events.retain(|e| e.is_file() && e.name().ends_with(".json"));
+    let files = base.into_iter().chain(events.iter());
+    let mut size = 0;
+    let mut newest: Option<SystemTime> = None;
+    for file in files {
+        size += file.meta.len();
+        if let Ok(m) = file.meta.modified() {
+            newest = Some(newest.map_or(m, |n| n.max(m)));
+        }
+    }
+    let modified = newest
+        .or_else(|| dir.meta.modified().ok())
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    let title = events
+        .iter()
+        .take(TITLE_EVENTS)
+        .filter(|e| e.meta.len() <= TITLE_EVENT_BYTES)
+        .find_map(|e| user_message(&e.path));
+    Some(Conversation {
+        size,
+        modified,
+        title,
+    })
+}
+
+/// The text of the event at `path` if it is a user `MessageEvent`.
+fn user_message(path: &Path) -> Option<String> {
+    let v: Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    if v.get("kind").and_then(Value::as_str) != Some("MessageEvent")
+        || v.get("source").and_then(Value::as_str) != Some("user")
+    {
+        return None;
+    }
+    let content = v.get("llm_message")?.get("content")?;
+    let text = match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    };
+    clean(&text)
+}
