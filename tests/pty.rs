@@ -20,8 +20,10 @@ fn run_in_pty(args: &str, keys: &[(u64, &str)]) -> (Option<i32>, Vec<u8>, Durati
     let mut stdin = child.stdin.take().unwrap();
     for (delay_ms, k) in keys {
         std::thread::sleep(Duration::from_millis(*delay_ms));
-        stdin.write_all(k.as_bytes()).unwrap();
-        stdin.flush().unwrap();
+        // The program may already have ended (a test of an error path): that is for the
+        // caller's assertions to judge, not a reason to panic here.
+        let _ = stdin.write_all(k.as_bytes());
+        let _ = stdin.flush();
     }
     // Wait at most 10 s for the program to end by itself.
     loop {
@@ -85,4 +87,36 @@ fn a_broken_file_never_enters_the_screen() {
     assert_eq!(code, Some(2));
     assert!(!contains(&out, b"\x1b[?1049h"));
     assert!(contains(&out, b"broken.json"));
+}
+
+#[test]
+fn follow_shows_a_line_appended_while_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.jsonl");
+    let first = r#"{"type":"user","sessionId":"s1","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hello there"}}"#;
+    std::fs::write(&path, format!("{first}\n")).unwrap();
+    let appended = r#"{"type":"user","sessionId":"s1","uuid":"u2","parentUuid":"u1","timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"APPENDED-MARKER-XYZ"}}"#;
+    let path2 = path.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path2)
+            .unwrap();
+        // Half a line first: nothing may show until the newline lands.
+        f.write_all(&appended.as_bytes()[..20]).unwrap();
+        f.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        f.write_all(format!("{}\n", &appended[20..]).as_bytes())
+            .unwrap();
+    });
+    let args = format!("{} --follow", path.display());
+    let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
+    writer.join().unwrap();
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert!(contains(&out, b"following"), "no follow indicator");
+    assert!(
+        contains(&out, b"APPENDED-MARKER-XYZ"),
+        "the appended message never showed"
+    );
 }

@@ -163,3 +163,39 @@ fn summarizer_and_diff_views_show_the_plan() {
     update(&mut none, Msg::ShowSummarizer);
     assert!(screen(&none, 120, 30).contains("no preset: p picks one"));
 }
+
+fn analysis_of(bytes: &[u8]) -> Analysis {
+    let session = ctxray::formats::load_bytes(bytes.to_vec(), None, "live.jsonl", None).unwrap();
+    Analysis::new(session, &Registry::bundled(), &Options::default())
+}
+
+#[test]
+fn a_followed_session_scrolls_along_at_the_bottom_and_counts_unseen_elsewhere() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/samples/claude-code-demo.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let part = |n: usize| lines[..n].join("\n").into_bytes();
+    let mut s = AppState::new(analysis_of(&part(12)), None, Vec::new());
+    s.following = true;
+    let first = s.len();
+    update(&mut s, Msg::Bottom);
+    update(
+        &mut s,
+        Msg::SessionUpdated(Box::new(analysis_of(&part(40)))),
+    );
+    assert!(s.len() > first);
+    assert_eq!(s.selected, s.len() - 1, "at the bottom, the view follows");
+    assert_eq!(s.unseen, 0);
+    update(&mut s, Msg::Top);
+    let before = s.len();
+    update(
+        &mut s,
+        Msg::SessionUpdated(Box::new(analysis_of(text.as_bytes()))),
+    );
+    assert_eq!(s.selected, 0, "away from the bottom, the selection stays");
+    assert_eq!(s.unseen, s.len() - before);
+    assert!(screen(&s, 150, 40).contains(&format!("● {} new (G)", s.unseen)));
+    update(&mut s, Msg::Bottom);
+    assert_eq!(s.unseen, 0);
+}

@@ -44,6 +44,9 @@ pub struct Cli {
     /// A preset setting (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub sets: Vec<String>,
+    /// Keep reading the file as the agent writes it (new messages appear as they land).
+    #[arg(long)]
+    pub follow: bool,
     /// Theme: dark, light or high-contrast.
     #[arg(long, value_name = "NAME", default_value = "dark")]
     pub theme: String,
@@ -205,14 +208,31 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
     let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
-    let analysis = analyse(source, &cli.common)?;
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         return Err(anyhow!(
             "stdout is not a terminal: use `ctxray report {source}` for a printed report"
         ));
     }
+    let registry = crate::config::load_registry(cli.common.config.as_deref())?;
+    let options = cli.common.options();
+    let (analysis, follow) = if cli.follow {
+        let file = crate::live::LiveFile::open(Path::new(source), cli.common.from)?;
+        let session = file.session().cloned().ok_or_else(|| {
+            anyhow!("{source}: nothing to show yet (the file holds no complete session record)")
+        })?;
+        let analyse: Box<dyn Fn(crate::session::Session) -> Analysis> =
+            Box::new(move |s| Analysis::new(s, &registry, &options));
+        let analysis = analyse(session);
+        (
+            analysis,
+            Some(crate::tui::runtime::Follow { file, analyse }),
+        )
+    } else {
+        let session = load_source(source, cli.common.from)?;
+        (Analysis::new(session, &registry, &options), None)
+    };
     let state = crate::tui::AppState::new(analysis, cli.preset, cli.sets);
-    crate::tui::runtime::run(state, theme)?;
+    crate::tui::runtime::run(state, theme, follow)?;
     Ok(0)
 }
 

@@ -1,8 +1,10 @@
 //! What can happen to the inspector (`Msg`) and what it asks the runtime to do (`Effect`).
 
 /// An input to `update`: a key mapped through the keymap, a resize, a task's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Msg {
+    /// The followed file changed: the session analysed again.
+    SessionUpdated(Box<crate::analysis::Analysis>),
     Up,
     Down,
     PageUp,

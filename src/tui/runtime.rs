@@ -17,8 +17,17 @@ use super::theme::Theme;
 use super::update::update;
 use super::views;
 
+/// A followed file and how to analyse each new version of its session.
+pub struct Follow {
+    pub file: crate::live::LiveFile,
+    pub analyse: Box<dyn Fn(crate::session::Session) -> crate::analysis::Analysis>,
+}
+
+/// How often a followed file is polled (well inside the 200 ms append-to-screen budget).
+const FOLLOW_POLL: Duration = Duration::from_millis(100);
+
 /// Runs the inspector until the user quits. The terminal is restored whatever happens.
-pub fn run(state: AppState, theme: Theme) -> io::Result<()> {
+pub fn run(state: AppState, theme: Theme, follow: Option<Follow>) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(io::stdout(), DisableMouseCapture);
@@ -27,7 +36,7 @@ pub fn run(state: AppState, theme: Theme) -> io::Result<()> {
     }));
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, state, &theme);
+    let result = event_loop(&mut terminal, state, &theme, follow);
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
@@ -37,8 +46,15 @@ fn event_loop(
     terminal: &mut DefaultTerminal,
     mut state: AppState,
     theme: &Theme,
+    mut follow: Option<Follow>,
 ) -> io::Result<()> {
     let mut dirty = true;
+    state.following = follow.is_some();
+    let wait = if follow.is_some() {
+        FOLLOW_POLL
+    } else {
+        Duration::from_millis(250)
+    };
     loop {
         if dirty {
             let mut rows = state.viewport;
@@ -50,7 +66,13 @@ fn event_loop(
                 continue;
             }
         }
-        if !event::poll(Duration::from_millis(250))? {
+        if let Some(f) = follow.as_mut() {
+            if let Some(analysis) = poll_follow(f) {
+                update(&mut state, Msg::SessionUpdated(Box::new(analysis)));
+                dirty = true;
+            }
+        }
+        if !event::poll(wait)? {
             continue;
         }
         let msg = match event::read()? {
@@ -72,5 +94,14 @@ fn event_loop(
             }
             dirty = true;
         }
+    }
+}
+
+/// The session analysed again when the followed file changed; `None` when it did not (or
+/// could not be read this time: the next poll tries again, the last good session stays).
+fn poll_follow(follow: &mut Follow) -> Option<crate::analysis::Analysis> {
+    match follow.file.poll() {
+        Ok(crate::live::LiveUpdate::Unchanged) | Err(_) => None,
+        Ok(_) => follow.file.session().cloned().map(|s| (follow.analyse)(s)),
     }
 }

@@ -47,6 +47,10 @@ pub struct AppState {
     pub focus: Focus,
     pub show_help: bool,
     pub detail_scroll: u16,
+    /// Following a growing file: new messages scroll into view while the selection is on the
+    /// last one; otherwise they are counted in `unseen` until `G`.
+    pub following: bool,
+    pub unseen: usize,
 }
 
 impl AppState {
@@ -65,6 +69,8 @@ impl AppState {
             focus: Focus::List,
             show_help: false,
             detail_scroll: 0,
+            following: false,
+            unseen: 0,
         };
         state.replan();
         state

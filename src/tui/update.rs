@@ -20,6 +20,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::Viewport(rows) => state.viewport = rows,
+        Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -34,6 +35,25 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     }
     keep_selection_visible(state);
     Vec::new()
+}
+
+/// A followed file grew (or was replaced): keep the selection, scroll along when it was on the
+/// last message, count the new ones otherwise.
+fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
+    let before = state.len();
+    let at_bottom = before == 0 || state.selected + 1 >= before;
+    state.analysis = analysis;
+    let after = state.len();
+    state.replan();
+    if after < before {
+        state.unseen = 0;
+        state.selected = state.selected.min(after.saturating_sub(1));
+    } else if at_bottom {
+        state.selected = after.saturating_sub(1);
+        state.unseen = 0;
+    } else {
+        state.unseen += after - before;
+    }
 }
 
 fn show(state: &mut AppState, mode: DetailMode) {
@@ -52,6 +72,9 @@ fn move_selection(state: &mut AppState, msg: &Msg, page: usize) {
         Msg::Top => 0,
         _ => last,
     };
+    if state.selected == last {
+        state.unseen = 0;
+    }
     if state.selected != before && state.detail_mode == DetailMode::Message {
         state.detail_scroll = 0;
     }

@@ -39,9 +39,14 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         (Some(name), None, Some(err)) => Line::styled(format!(" {name}: {err}"), theme.fg("warn")),
         (Some(name), None, None) => Line::styled(format!(" {name}"), theme.fg("dim")),
     };
+    let follow = match (state.following, state.unseen) {
+        (false, _) => String::new(),
+        (true, 0) => " ● following ·".to_string(),
+        (true, n) => format!(" ● {n} new (G) ·"),
+    };
     let keys = Line::styled(
         format!(
-            " {} of {} · j/k move · Tab detail · p preset · s summarizer · d diff · ? help · q quit",
+            "{follow} {} of {} · j/k move · Tab detail · p preset · s summarizer · d diff · ? help · q quit",
             state.selected + 1,
             state.len()
         ),
