@@ -106,7 +106,7 @@ fn local_compaction_fixture() {
     match &s.messages[11].parts[0] {
         Part::Opaque { kind, raw } => {
             assert_eq!(kind, "inter_agent_communication");
-            assert!(raw.contains("/root/reviewer"));
+            assert!(raw.contains("Reviewed the patch to parse_header"));
         }
         other => panic!("{other:?}"),
     }

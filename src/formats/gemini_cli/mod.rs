@@ -1,6 +1,6 @@
-//! Gemini CLI sessions: the chat recording (`~/.gemini/tmp/<project>/chats/session-*.jsonl`),
-//! its legacy `.json` form (`{sessionId, projectHash, startTime, lastUpdated, messages}`), and
-//! `/chat save` checkpoints (`{history: Content[]}` or a bare `Content[]`).
+//! Gemini CLI sessions: the chat recording (`session-*.jsonl` in `chats/` of a project under
+//! `~/.gemini`), its legacy `.json` form (`{sessionId, projectHash, startTime, lastUpdated,
+//! messages}`), and `/chat save` checkpoints (`{history: Content[]}` or a bare `Content[]`).
 //!
 //! Owns: choosing which of the three shapes a source is, the session metadata (id, summary as
 //! title, kind), and subagent recordings (`chats/<sessionId>/*.jsonl`) as children. Replaying the
