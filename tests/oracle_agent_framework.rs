@@ -4,7 +4,9 @@
 //! records and the summarizer request must match byte for byte; every mismatch is reported at
 //! once.
 
+mod support;
 use std::path::{Path, PathBuf};
+use support::{check_summarizer, indices};
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
@@ -91,29 +93,6 @@ fn sets(g: &Value) -> Vec<String> {
     out
 }
 
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect()
-}
-
-fn first_difference(want: &str, got: &str) -> String {
-    let at = want
-        .char_indices()
-        .zip(got.chars())
-        .find(|((_, x), y)| x != y)
-        .map(|((i, _), _)| i)
-        .unwrap_or(want.len().min(got.len()));
-    let start = at.saturating_sub(60);
-    let clip = |s: &str| -> String {
-        let s = s.get(start..).unwrap_or("");
-        s.chars().take(160).collect()
-    };
-    format!("byte {at}: want {:?} got {:?}", clip(want), clip(got))
-}
-
 /// Every difference between the preset's plan and the golden, empty when they agree.
 fn check(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
     let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
@@ -159,32 +138,7 @@ fn check(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
             diffs.push(format!("{label}: want {want:?} got {got:?}"));
         }
     }
-    let want_msgs = e["summarizer"]["messages"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if want_msgs.len() != p.summarizer.len() {
-        diffs.push(format!(
-            "summarizer: want {} messages got {}",
-            want_msgs.len(),
-            p.summarizer.len()
-        ));
-    }
-    for (i, (w, got)) in want_msgs.iter().zip(&p.summarizer).enumerate() {
-        let (role, content) = (w["role"].as_str().unwrap(), w["content"].as_str().unwrap());
-        if got.role.as_str() != role {
-            diffs.push(format!(
-                "summarizer[{i}] role: want {role} got {}",
-                got.role.as_str()
-            ));
-        }
-        if got.content != content {
-            diffs.push(format!(
-                "summarizer[{i}] content: {}",
-                first_difference(content, &got.content)
-            ));
-        }
-    }
+    diffs.extend(check_summarizer(e, &p));
     if let (Some(want), Some(got)) = (e["summary_inserted"]["position"].as_u64(), &p.insertion) {
         if e["summary_inserted"]["message_id"]
             .as_str()

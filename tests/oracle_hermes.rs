@@ -4,7 +4,9 @@
 //! byte for byte; every mismatch is reported at once. The prompt's date is the golden's fixed
 //! clock (`today`), given through `PlanInput::now`.
 
+mod support;
 use std::path::{Path, PathBuf};
+use support::{check_summarizer, first_difference, indices};
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
@@ -63,35 +65,6 @@ fn sets(g: &Value) -> Vec<String> {
     out
 }
 
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect()
-}
-
-fn first_difference(a: &str, b: &str) -> String {
-    let at = a
-        .char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map(|((i, _), _)| i)
-        .unwrap_or(a.len().min(b.len()));
-    let start = (0..=at.saturating_sub(80))
-        .rev()
-        .find(|&i| a.is_char_boundary(i) && b.is_char_boundary(i))
-        .unwrap_or(0);
-    let clip = |s: &str| -> String { s.get(start..).unwrap_or("").chars().take(200).collect() };
-    format!(
-        "byte {at} (lengths {} vs {}): want {:?} got {:?}",
-        a.len(),
-        b.len(),
-        clip(a),
-        clip(b)
-    )
-}
-
 /// The mismatches of one case, empty when it matches.
 fn check(golden: &Path, input: &Path) -> Vec<String> {
     let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
@@ -142,39 +115,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
             bad.push(format!("{what}: want {want:?} got {got:?}"));
         }
     }
-    let want: Vec<(String, String)> = match e["summarizer"].get("messages") {
-        Some(Value::Array(ms)) => ms
-            .iter()
-            .map(|m| {
-                (
-                    m["role"].as_str().unwrap().to_string(),
-                    m["content"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if want.len() != plan.summarizer.len() {
-        bad.push(format!(
-            "summarizer messages: want {} got {}",
-            want.len(),
-            plan.summarizer.len()
-        ));
-    }
-    for (i, ((role, content), got)) in want.iter().zip(&plan.summarizer).enumerate() {
-        if role != got.role.as_str() {
-            bad.push(format!(
-                "summarizer[{i}] role: want {role} got {}",
-                got.role.as_str()
-            ));
-        }
-        if *content != got.content {
-            bad.push(format!(
-                "summarizer[{i}] content: {}",
-                first_difference(content, &got.content)
-            ));
-        }
-    }
+    bad.extend(check_summarizer(e, &plan));
     bad.extend(check_insertion(e, &plan));
     bad
 }

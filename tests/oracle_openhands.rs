@@ -5,7 +5,9 @@
 //! every mismatch is reported at once. `openhands-fixed` has no framework to compare with: it is
 //! checked by construction on the same inputs.
 
+mod support;
 use std::path::{Path, PathBuf};
+use support::{check_summarizer, indices};
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
@@ -64,35 +66,6 @@ fn run(preset_name: &str, a: &Analysis, sets: &[String]) -> Result<Plan, String>
     preset::run(preset::find(preset_name).unwrap(), &input, sets).map_err(|e| e.to_string())
 }
 
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect()
-}
-
-fn first_difference(a: &str, b: &str) -> String {
-    let at = a
-        .char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map(|((i, _), _)| i)
-        .unwrap_or(a.len().min(b.len()));
-    let start = (0..=at.saturating_sub(80))
-        .rev()
-        .find(|&i| a.is_char_boundary(i) && b.is_char_boundary(i))
-        .unwrap_or(0);
-    let clip = |s: &str| -> String { s.get(start..).unwrap_or("").chars().take(200).collect() };
-    format!(
-        "byte {at} (lengths {} vs {}): want {:?} got {:?}",
-        a.len(),
-        b.len(),
-        clip(a),
-        clip(b)
-    )
-}
-
 /// litellm's count of the whole view, read back through the TOKENS trigger: with
 /// `max_tokens` one below the golden's count it must fire on exactly that count.
 fn check_token_count(a: &Analysis, g: &Value) -> Vec<String> {
@@ -141,44 +114,6 @@ fn check_trigger(e: &Value, plan: &Plan) -> Vec<String> {
             "trigger: want {which} {value}/{threshold} got {} {}/{}",
             plan.trigger.measure, plan.trigger.value, plan.trigger.threshold
         ));
-    }
-    bad
-}
-
-fn check_summarizer(e: &Value, plan: &Plan) -> Vec<String> {
-    let mut bad = Vec::new();
-    let want: Vec<(String, String)> = match e["summarizer"].get("messages") {
-        Some(Value::Array(ms)) => ms
-            .iter()
-            .map(|m| {
-                (
-                    m["role"].as_str().unwrap().to_string(),
-                    m["content"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if want.len() != plan.summarizer.len() {
-        bad.push(format!(
-            "summarizer messages: want {} got {}",
-            want.len(),
-            plan.summarizer.len()
-        ));
-    }
-    for (i, ((role, content), got)) in want.iter().zip(&plan.summarizer).enumerate() {
-        if role != got.role.as_str() {
-            bad.push(format!(
-                "summarizer[{i}] role: want {role} got {}",
-                got.role.as_str()
-            ));
-        }
-        if *content != got.content {
-            bad.push(format!(
-                "summarizer[{i}] content: {}",
-                first_difference(content, &got.content)
-            ));
-        }
     }
     bad
 }

@@ -3,7 +3,9 @@
 //! (tools/oracle/pydantic_ai_harness). The trigger, the kept/summarized/dropped source records
 //! and the summarizer request must match byte for byte; every mismatch is reported at once.
 
+mod support;
 use std::path::{Path, PathBuf};
+use support::{check_summarizer, indices};
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
@@ -54,29 +56,6 @@ fn sets(g: &Value) -> Vec<String> {
         out.push(format!("{k}={value}"));
     }
     out
-}
-
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect()
-}
-
-fn first_difference(a: &str, b: &str) -> String {
-    let at = a
-        .char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map(|((i, _), _)| i)
-        .unwrap_or(a.len().min(b.len()));
-    let start = at.saturating_sub(60);
-    let clip = |s: &str| -> String {
-        let s = s.get(start..).or_else(|| s.get(at..)).unwrap_or("");
-        s.chars().take(160).collect()
-    };
-    format!("byte {at}: want {:?} got {:?}", clip(a), clip(b))
 }
 
 /// The mismatches of one case, empty when it matches.
@@ -132,39 +111,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
             bad.push(format!("{what}: want {want:?} got {got:?}"));
         }
     }
-    let want: Vec<(String, String)> = match e["summarizer"].get("messages") {
-        Some(Value::Array(ms)) => ms
-            .iter()
-            .map(|m| {
-                (
-                    m["role"].as_str().unwrap().to_string(),
-                    m["content"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if want.len() != plan.summarizer.len() {
-        bad.push(format!(
-            "summarizer messages: want {} got {}",
-            want.len(),
-            plan.summarizer.len()
-        ));
-    }
-    for (i, ((role, content), got)) in want.iter().zip(&plan.summarizer).enumerate() {
-        if role != got.role.as_str() {
-            bad.push(format!(
-                "summarizer[{i}] role: want {role} got {}",
-                got.role.as_str()
-            ));
-        }
-        if *content != got.content {
-            bad.push(format!(
-                "summarizer[{i}] content: {}",
-                first_difference(content, &got.content)
-            ));
-        }
-    }
+    bad.extend(check_summarizer(e, &plan));
     if let (Some(ins), Some(pos)) = (&plan.insertion, e["summary_inserted"]["position"].as_u64()) {
         if ins.position as u64 != pos {
             bad.push(format!(

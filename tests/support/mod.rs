@@ -1,0 +1,77 @@
+//! What the oracle tests share: reading a golden's index lists and comparing a plan's
+//! summarizer request with the golden's, byte for byte, with the first difference shown.
+
+#![allow(dead_code)]
+
+use ctxray::compaction::Plan;
+use serde_json::Value;
+
+/// A golden's list of indices.
+pub fn indices(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as usize)
+        .collect()
+}
+
+/// Where two texts first differ, with context from both.
+pub fn first_difference(a: &str, b: &str) -> String {
+    let at = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map(|((i, _), _)| i)
+        .unwrap_or(a.len().min(b.len()));
+    let start = (0..=at.saturating_sub(80))
+        .rev()
+        .find(|&i| a.is_char_boundary(i) && b.is_char_boundary(i))
+        .unwrap_or(0);
+    let clip = |s: &str| -> String { s.get(start..).unwrap_or("").chars().take(200).collect() };
+    format!(
+        "byte {at} (lengths {} vs {}): want {:?} got {:?}",
+        a.len(),
+        b.len(),
+        clip(a),
+        clip(b)
+    )
+}
+
+/// The summarizer messages of `plan` against the golden's `expected.summarizer.messages`.
+pub fn check_summarizer(e: &Value, plan: &Plan) -> Vec<String> {
+    let mut bad = Vec::new();
+    let want: Vec<(String, String)> = match e["summarizer"].get("messages") {
+        Some(Value::Array(ms)) => ms
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().to_string(),
+                    m["content"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if want.len() != plan.summarizer.len() {
+        bad.push(format!(
+            "summarizer messages: want {} got {}",
+            want.len(),
+            plan.summarizer.len()
+        ));
+    }
+    for (i, ((role, content), got)) in want.iter().zip(&plan.summarizer).enumerate() {
+        if role != got.role.as_str() {
+            bad.push(format!(
+                "summarizer[{i}] role: want {role} got {}",
+                got.role.as_str()
+            ));
+        }
+        if *content != got.content {
+            bad.push(format!(
+                "summarizer[{i}] content: {}",
+                first_difference(content, &got.content)
+            ));
+        }
+    }
+    bad
+}
