@@ -34,6 +34,8 @@ pub struct AppState {
     pub preset: Option<String>,
     pub sets: Vec<String>,
     pub plan: Option<Plan>,
+    /// Each message's fate under `plan`, derived once per plan (the list asks per row).
+    fates: Vec<Fate>,
     /// The diff of the plan's summarized range against its summarizer input.
     pub diff: Option<crate::diff::Diff>,
     pub detail_mode: DetailMode,
@@ -60,6 +62,7 @@ impl AppState {
             preset,
             sets,
             plan: None,
+            fates: Vec::new(),
             diff: None,
             detail_mode: DetailMode::Message,
             plan_error: None,
@@ -87,6 +90,7 @@ impl AppState {
     /// Recomputes the plan of the active preset (pure: no IO).
     pub fn replan(&mut self) {
         self.plan = None;
+        self.fates.clear();
         self.diff = None;
         self.plan_error = None;
         let Some(name) = &self.preset else { return };
@@ -95,6 +99,7 @@ impl AppState {
         match result {
             Ok(plan) => {
                 self.diff = Some(crate::diff::diff(&self.analysis.session, &plan));
+                self.fates = fates_of(&plan, self.len());
                 self.plan = Some(plan);
             }
             Err(e) => self.plan_error = Some(e.to_string()),
@@ -102,21 +107,7 @@ impl AppState {
     }
 
     pub fn fate(&self, index: usize) -> Fate {
-        let Some(plan) = &self.plan else {
-            return Fate::Untouched;
-        };
-        let s = &plan.split;
-        if s.pinned.contains(&index) {
-            Fate::Pinned
-        } else if s.kept.contains(&index) {
-            Fate::Kept
-        } else if s.summarized.contains(&index) {
-            Fate::Summarized
-        } else if s.dropped.contains(&index) {
-            Fate::Dropped
-        } else {
-            Fate::Untouched
-        }
+        self.fates.get(index).copied().unwrap_or(Fate::Untouched)
     }
 
     /// The first kept (not pinned) message after the summarized range: where the cut falls.
@@ -130,4 +121,24 @@ impl AppState {
             .filter(|k| k > last_summarized)
             .min()
     }
+}
+
+/// Fates by message index; where a message is in several lists (a framework that renders a
+/// message it also keeps), pinned wins over kept over summarized over dropped.
+fn fates_of(plan: &Plan, len: usize) -> Vec<Fate> {
+    let mut fates = vec![Fate::Untouched; len];
+    let s = &plan.split;
+    for (list, fate) in [
+        (&s.dropped, Fate::Dropped),
+        (&s.summarized, Fate::Summarized),
+        (&s.kept, Fate::Kept),
+        (&s.pinned, Fate::Pinned),
+    ] {
+        for &i in list {
+            if let Some(slot) = fates.get_mut(i) {
+                *slot = fate;
+            }
+        }
+    }
+    fates
 }
