@@ -6,10 +6,9 @@
 
 mod support;
 use std::path::{Path, PathBuf};
-use support::{check_summarizer, indices};
+use support::{check_fates, check_summarizer};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
@@ -127,17 +126,7 @@ fn check(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
             p.trigger.value, p.trigger.threshold
         ));
     }
-    let fates = source_fates(&a.session, &p.split);
-    for (label, got, key) in [
-        ("kept", &fates.kept, "kept_source_indices"),
-        ("summarized", &fates.summarized, "summarized_source_indices"),
-        ("dropped", &fates.dropped, "dropped_source_indices"),
-    ] {
-        let want = indices(&e[key]);
-        if *got != want {
-            diffs.push(format!("{label}: want {want:?} got {got:?}"));
-        }
-    }
+    diffs.extend(check_fates(e, &a.session, &p));
     diffs.extend(check_summarizer(e, &p));
     if let (Some(want), Some(got)) = (e["summary_inserted"]["position"].as_u64(), &p.insertion) {
         if e["summary_inserted"]["message_id"]

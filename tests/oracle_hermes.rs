@@ -6,10 +6,9 @@
 
 mod support;
 use std::path::{Path, PathBuf};
-use support::{check_summarizer, first_difference, indices};
+use support::{check_fates, check_summarizer, first_difference};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
@@ -97,24 +96,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
             e["measure"], e["threshold"], plan.trigger.value, plan.trigger.threshold
         ));
     }
-    let fates = source_fates(&a.session, &plan.split);
-    for (what, want, got) in [
-        ("kept", indices(&e["kept_source_indices"]), fates.kept),
-        (
-            "summarized",
-            indices(&e["summarized_source_indices"]),
-            fates.summarized,
-        ),
-        (
-            "dropped",
-            indices(&e["dropped_source_indices"]),
-            fates.dropped,
-        ),
-    ] {
-        if want != got {
-            bad.push(format!("{what}: want {want:?} got {got:?}"));
-        }
-    }
+    bad.extend(check_fates(e, &a.session, &plan));
     bad.extend(check_summarizer(e, &plan));
     bad.extend(check_insertion(e, &plan));
     bad

@@ -7,10 +7,9 @@
 
 mod support;
 use std::path::{Path, PathBuf};
-use support::{check_summarizer, indices};
+use support::{check_fates, check_summarizer, indices};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::compaction::Plan;
 use ctxray::formats::load_path;
@@ -128,24 +127,7 @@ fn check(name: &str) -> Vec<String> {
         Err(err) => return vec![format!("plan failed: {err}")],
     };
     let mut bad = check_trigger(e, &plan);
-    let fates = source_fates(&a.session, &plan.split);
-    for (what, want, got) in [
-        ("kept", indices(&e["kept_source_indices"]), fates.kept),
-        (
-            "summarized",
-            indices(&e["summarized_source_indices"]),
-            fates.summarized,
-        ),
-        (
-            "dropped",
-            indices(&e["dropped_source_indices"]),
-            fates.dropped,
-        ),
-    ] {
-        if want != got {
-            bad.push(format!("{what}: want {want:?} got {got:?}"));
-        }
-    }
+    bad.extend(check_fates(e, &a.session, &plan));
     bad.extend(check_summarizer(e, &plan));
     if let (Some(ins), Some(want)) = (&plan.insertion, e["summary_inserted"].as_object()) {
         if ins.role.as_str() != want["role"] || !ins.prefix.is_empty() {

@@ -5,10 +5,9 @@
 
 mod support;
 use std::path::{Path, PathBuf};
-use support::{check_summarizer, indices};
+use support::{check_fates, check_summarizer};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
@@ -93,24 +92,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
             e["measure"], e["threshold"], plan.trigger.value, plan.trigger.threshold
         ));
     }
-    let fates = source_fates(&a.session, &plan.split);
-    for (what, want, got) in [
-        ("kept", indices(&e["kept_source_indices"]), fates.kept),
-        (
-            "summarized",
-            indices(&e["summarized_source_indices"]),
-            fates.summarized,
-        ),
-        (
-            "dropped",
-            indices(&e["dropped_source_indices"]),
-            fates.dropped,
-        ),
-    ] {
-        if want != got {
-            bad.push(format!("{what}: want {want:?} got {got:?}"));
-        }
-    }
+    bad.extend(check_fates(e, &a.session, &plan));
     bad.extend(check_summarizer(e, &plan));
     if let (Some(ins), Some(pos)) = (&plan.insertion, e["summary_inserted"]["position"].as_u64()) {
         if ins.position as u64 != pos {

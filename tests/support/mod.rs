@@ -3,7 +3,9 @@
 
 #![allow(dead_code)]
 
+use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::Plan;
+use ctxray::session::Session;
 use serde_json::Value;
 
 /// A golden's list of indices.
@@ -71,6 +73,23 @@ pub fn check_summarizer(e: &Value, plan: &Plan) -> Vec<String> {
                 "summarizer[{i}] content: {}",
                 first_difference(content, &got.content)
             ));
+        }
+    }
+    bad
+}
+
+/// The plan's source-record fates against the golden's kept/summarized/dropped lists.
+pub fn check_fates(e: &Value, session: &Session, plan: &Plan) -> Vec<String> {
+    let fates = source_fates(session, &plan.split);
+    let mut bad = Vec::new();
+    for (label, got, key) in [
+        ("kept", &fates.kept, "kept_source_indices"),
+        ("summarized", &fates.summarized, "summarized_source_indices"),
+        ("dropped", &fates.dropped, "dropped_source_indices"),
+    ] {
+        let want = indices(&e[key]);
+        if *got != want {
+            bad.push(format!("{label}: want {want:?} got {got:?}"));
         }
     }
     bad
