@@ -6,7 +6,7 @@
 
 use crate::compaction::{findings, group_messages, Finding, Grouping};
 use crate::session::Session;
-use crate::tokens::{count_session, Counter, Counts, Encoding, ModelInfo, Registry};
+use crate::tokens::{count_session_with, Counter, Counts, Encoding, ModelInfo, Registry};
 
 /// What the user asked for on the command line (each overrides what the source says).
 #[derive(Debug, Clone, Default)]
@@ -51,7 +51,17 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    pub fn new(mut session: Session, registry: &Registry, options: &Options) -> Analysis {
+    pub fn new(session: Session, registry: &Registry, options: &Options) -> Analysis {
+        Analysis::with_progress(session, registry, options, None)
+    }
+
+    /// [`Analysis::new`], reporting the token count's progress (the slow pass) in `progress`.
+    pub fn with_progress(
+        mut session: Session,
+        registry: &Registry,
+        options: &Options,
+        progress: Option<&crate::progress::Progress>,
+    ) -> Analysis {
         let children = std::mem::take(&mut session.children);
         let model = options.model.clone().or_else(|| session.model.clone());
         let info = model
@@ -69,7 +79,13 @@ impl Analysis {
         } else {
             (info.context_window, WindowSource::Default)
         };
-        let counts = count_session(&session, &counter, info.images);
+        if let Some(p) = progress {
+            p.start(
+                crate::progress::Phase::Counting,
+                session.messages.len() as u64,
+            );
+        }
+        let counts = count_session_with(&session, &counter, info.images, progress);
         let grouping = group_messages(&session);
         let findings =
             findings::session_findings(&session, &grouping, counts.total(), Some(window));

@@ -10,6 +10,7 @@ pub mod config;
 pub mod diff;
 pub mod formats;
 pub mod live;
+pub mod progress;
 pub mod pyrepr;
 pub mod secrets;
 pub mod session;

@@ -48,7 +48,15 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 fn opens_moves_and_quits_restoring_the_terminal() {
     let (code, out, _) = run_in_pty(
         "fixtures/samples/claude-code-demo.jsonl --preset dimos --set context_window=6000",
-        &[(1500, "jjj"), (300, "?"), (300, "\x1b"), (300, "q")],
+        &[
+            (1500, "jjj"),
+            (300, "?"),
+            (300, "\x1b"),
+            (300, "p"),
+            (300, "d"),
+            (300, "/Write\r"),
+            (300, "q"),
+        ],
     );
     assert_eq!(
         code,
@@ -70,6 +78,10 @@ fn opens_moves_and_quits_restoring_the_terminal() {
         "cut rule not drawn"
     );
     assert!(contains(&out, b"keys"), "help overlay not drawn");
+    // `p` moved from dimos to the next preset, `d` opened its diff, `/Write` found a match.
+    assert!(contains(&out, b"codex"), "the preset did not change");
+    assert!(contains(&out, b"evidence survival"), "diff view not drawn");
+    assert!(contains(&out, b"/Write 1 of"), "search status not drawn");
     let leave = out.windows(8).rposition(|w| w == b"\x1b[?1049l").unwrap();
     let enter = out.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap();
     assert!(
@@ -119,4 +131,85 @@ fn follow_shows_a_line_appended_while_open() {
         contains(&out, b"APPENDED-MARKER-XYZ"),
         "the appended message never showed"
     );
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sigterm-target-4711.jsonl");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/samples/claude-code-demo.jsonl"),
+        &path,
+    )
+    .unwrap();
+    let killer = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(1500));
+        // The binary itself, not the `script` or shell whose command line names the file too.
+        let out = Command::new("pgrep")
+            .args(["-f", "sigterm-target-4711"])
+            .output()
+            .expect("pgrep");
+        let pids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim() == "ctxray")
+            })
+            .map(str::to_string)
+            .collect();
+        !pids.is_empty()
+            && pids.iter().all(|pid| {
+                Command::new("kill")
+                    .args(["-TERM", pid])
+                    .status()
+                    .is_ok_and(|s| s.success())
+            })
+    });
+    let (code, out, elapsed) = run_in_pty(path.to_str().unwrap(), &[]);
+    assert!(killer.join().unwrap(), "no process to signal");
+    assert_eq!(code, Some(143), "{}", String::from_utf8_lossy(&out));
+    assert!(elapsed < Duration::from_secs(8));
+    assert!(contains(&out, b"\x1b[?1049h"));
+    let leave = out.windows(8).rposition(|w| w == b"\x1b[?1049l");
+    let enter = out.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap();
+    assert!(
+        leave.is_some_and(|l| l > enter),
+        "alternate screen not left"
+    );
+    assert!(contains(&out, b"\x1b[?1000l"), "mouse capture not released");
+}
+
+#[test]
+fn a_session_piped_to_stdin_is_shown_as_it_arrives() {
+    let (code, out, _) = run_in_pty(
+        "- < fixtures/samples/claude-code-demo.jsonl",
+        &[(1500, "G"), (300, "q")],
+    );
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert!(contains(&out, b"<stdin>"), "header not drawn");
+    assert!(contains(&out, b"23 of 23"), "not every message arrived");
+    assert!(
+        contains(&out, b"end of input"),
+        "the end of the pipe was not noticed"
+    );
+}
+
+#[test]
+fn following_an_empty_file_waits_for_its_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let line = r#"{"type":"user","sessionId":"s1","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"FIRST-RECORD-MARKER"}}"#;
+    let path2 = path.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        std::fs::write(&path2, format!("{line}\n")).unwrap();
+    });
+    let args = format!("{} --follow", path.display());
+    let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
+    writer.join().unwrap();
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert!(contains(&out, b"waiting for the first record"));
+    assert!(contains(&out, b"FIRST-RECORD-MARKER"));
 }

@@ -4,6 +4,7 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
+use ctxray::tui::msg::{Edit, PromptKind};
 use ctxray::tui::state::{AppState, Fate, Focus};
 use ctxray::tui::theme::Theme;
 use ctxray::tui::update::update;
@@ -108,7 +109,7 @@ fn a_frame_shows_the_gauge_the_list_the_cut_and_the_detail() {
         text.contains("claude-code · claude-sonnet-4-20250514"),
         "{text}"
     );
-    assert!(text.contains("5,077 / 200,000 (2.5%)"), "{text}");
+    assert!(text.contains("5,077 / 6,000 (84.6%)"), "{text}");
     assert!(
         text.contains("dimos: 5,956 tokens by its estimator vs threshold 4,800"),
         "{text}"
@@ -198,4 +199,232 @@ fn a_followed_session_scrolls_along_at_the_bottom_and_counts_unseen_elsewhere() 
     assert!(screen(&s, 150, 40).contains(&format!("● {} new (G)", s.unseen)));
     update(&mut s, Msg::Bottom);
     assert_eq!(s.unseen, 0);
+}
+
+fn type_prompt(s: &mut AppState, kind: PromptKind, text: &str) -> Vec<Effect> {
+    update(s, Msg::Prompt(kind));
+    for c in text.chars() {
+        update(s, Msg::PromptEdit(Edit::Char(c)));
+    }
+    update(s, Msg::PromptEdit(Edit::Submit))
+}
+
+#[test]
+fn search_jumps_to_matches_and_n_cycles_them() {
+    let mut s = demo(None, &[]);
+    type_prompt(&mut s, PromptKind::Search, "todowrite");
+    let matches = s.search.as_ref().unwrap().matches.clone();
+    let expected: Vec<usize> = s
+        .analysis
+        .session
+        .messages
+        .iter()
+        .filter(|m| m.tool_names().iter().any(|t| t == "TodoWrite"))
+        .map(|m| m.index)
+        .collect();
+    // Every message calling TodoWrite matches (results may mention it too).
+    assert!(expected.iter().all(|i| matches.contains(i)), "{matches:?}");
+    assert_eq!(s.selected, matches[0]);
+    update(&mut s, Msg::SearchNext);
+    assert_eq!(s.selected, matches[1]);
+    update(&mut s, Msg::SearchPrev);
+    update(&mut s, Msg::SearchPrev);
+    assert_eq!(s.selected, *matches.last().unwrap(), "N wraps backwards");
+    let text = screen(&s, 150, 40);
+    assert!(
+        text.contains(&format!(
+            "/todowrite {} of {}",
+            matches.len(),
+            matches.len()
+        )),
+        "{text}"
+    );
+    // A query with a capital letter is case-sensitive.
+    type_prompt(&mut s, PromptKind::Search, "TODOWRITE");
+    assert!(s.search.as_ref().unwrap().matches.is_empty());
+    assert!(s.notice.as_deref().unwrap().contains("no message holds it"));
+    // Esc cancels a prompt without searching; Backspace on an empty prompt closes it.
+    update(&mut s, Msg::Prompt(PromptKind::Search));
+    update(&mut s, Msg::PromptEdit(Edit::Char('x')));
+    update(&mut s, Msg::PromptEdit(Edit::Cancel));
+    assert!(s.prompt.is_none());
+    assert_eq!(s.search.as_ref().unwrap().query, "TODOWRITE");
+}
+
+#[test]
+fn set_moves_the_cut_and_a_refused_value_is_put_back() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    assert_eq!(s.cut_before(), Some(16));
+    type_prompt(&mut s, PromptKind::Command, "set keep_ratio=0.7");
+    assert!(s.plan_error.is_none(), "{:?}", s.plan_error);
+    let moved = s.cut_before().unwrap();
+    assert!(moved < 16, "keeping more moves the cut up: {moved}");
+    assert!(s.sets.contains(&"keep_ratio=0.7".to_string()));
+    assert!(s.sets.contains(&"context_window=6000".to_string()));
+    // Over the trigger ratio: dimos refuses it; the last good settings stay.
+    type_prompt(&mut s, PromptKind::Command, "set keep_ratio=0.9");
+    assert_eq!(s.cut_before(), Some(moved));
+    assert!(
+        s.notice.as_deref().unwrap().contains("keep_ratio"),
+        "{:?}",
+        s.notice
+    );
+    type_prompt(&mut s, PromptKind::Command, "set bogus=1");
+    assert!(s.notice.as_deref().unwrap().contains("no setting `bogus`"));
+    type_prompt(&mut s, PromptKind::Command, "unset keep_ratio");
+    assert_eq!(s.cut_before(), Some(16));
+    type_prompt(&mut s, PromptKind::Command, "preset hermes");
+    assert_eq!(s.preset.as_deref(), Some("hermes"));
+    assert_eq!(
+        type_prompt(&mut s, PromptKind::Command, "q"),
+        vec![Effect::Quit]
+    );
+}
+
+#[test]
+fn the_knob_turns_the_main_setting_and_moves_the_cut() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    for _ in 0..7 {
+        update(&mut s, Msg::Knob(1));
+    }
+    assert!(
+        s.sets.contains(&"keep_ratio=0.7".to_string()),
+        "{:?}",
+        s.sets
+    );
+    assert!(s.cut_before().unwrap() < 16);
+    update(&mut s, Msg::Knob(1));
+    update(&mut s, Msg::Knob(1));
+    assert!(
+        s.sets.contains(&"keep_ratio=0.75".to_string()),
+        "0.8 is refused by dimos (keep below trigger): {:?} {:?}",
+        s.sets,
+        s.notice
+    );
+    let mut none = demo(None, &[]);
+    update(&mut none, Msg::Knob(1));
+    assert!(none.notice.as_deref().unwrap().contains("no preset"));
+}
+
+#[test]
+fn clicks_select_the_row_under_the_mouse_and_focus_the_pane() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    let mut terminal = Terminal::new(TestBackend::new(150, 40)).unwrap();
+    let mut layout = None;
+    terminal
+        .draw(|f| layout = Some(views::render(f, &s, &Theme::dark())))
+        .unwrap();
+    let layout = layout.unwrap();
+    update(&mut s, Msg::Frame(layout.clone()));
+    // The row that shows message 17 is one below the cut rule.
+    let row = layout.rows.iter().position(|r| *r == Some(17)).unwrap();
+    assert_eq!(layout.rows[row - 2], None, "the cut rule has no message");
+    update(
+        &mut s,
+        Msg::Click {
+            column: layout.list.x + 3,
+            row: layout.list.y + row as u16,
+        },
+    );
+    assert_eq!(s.selected, 17);
+    update(
+        &mut s,
+        Msg::Click {
+            column: layout.detail.x + 2,
+            row: layout.detail.y + 2,
+        },
+    );
+    assert_eq!(s.focus, Focus::Detail);
+    update(
+        &mut s,
+        Msg::Wheel {
+            column: layout.detail.x + 2,
+            row: layout.detail.y + 2,
+            down: true,
+        },
+    );
+    assert_eq!(
+        (s.selected, s.detail_scroll),
+        (17, 1),
+        "the wheel scrolls the pane under it"
+    );
+}
+
+#[test]
+fn subagents_open_in_place_and_esc_returns_to_the_parent() {
+    let mut s = demo(None, &[]);
+    let children = s.analysis.children.len();
+    assert_eq!(children, 5);
+    assert!(screen(&s, 160, 40).contains("5 subagents (a)"));
+    update(&mut s, Msg::Subagents);
+    update(&mut s, Msg::Down);
+    let text = screen(&s, 150, 40);
+    assert!(text.contains("subagents (5)"), "{text}");
+    let title = s.analysis.children[1].session.title.clone().unwrap();
+    assert!(text.contains(&title), "{text}");
+    let child_len = s.analysis.children[1].session.messages.len();
+    update(&mut s, Msg::ShowMessage);
+    assert_eq!(s.len(), child_len);
+    assert!(s.parent.is_some());
+    assert!(screen(&s, 150, 40).contains("subagent (Esc: parent)"));
+    assert!(
+        update(&mut s, Msg::Back).is_empty(),
+        "Esc leaves the child, not the app"
+    );
+    assert_eq!(s.len(), 23);
+    assert_eq!(s.analysis.children.len(), children);
+    assert_eq!(
+        s.analysis.children[1].session.title.as_deref(),
+        Some(title.as_str())
+    );
+}
+
+#[test]
+fn the_gauge_is_drawn_against_the_presets_own_window() {
+    let s = demo(Some("dimos"), &["context_window=6000"]);
+    assert_eq!(s.gauge_window().0, 6000);
+    let text = screen(&s, 160, 40);
+    assert!(text.contains("5,077 / 6,000 (84.6%)"), "{text}");
+    let plain = demo(None, &[]);
+    assert_eq!(plain.gauge_window().0, 200_000);
+}
+
+#[test]
+fn the_app_loads_then_inspects_and_a_failed_load_fails() {
+    use ctxray::tui::app::{self, App, Screen};
+    let progress = std::sync::Arc::new(ctxray::progress::Progress::new());
+    progress.start(ctxray::progress::Phase::Counting, 200);
+    progress.advance(50);
+    let mut a = App::loading(
+        "big.jsonl".into(),
+        progress.clone(),
+        Some("dimos".into()),
+        vec!["context_window=6000".into()],
+        false,
+    );
+    assert!(a.animates());
+    let mut terminal = Terminal::new(TestBackend::new(100, 20)).unwrap();
+    terminal
+        .draw(|f| {
+            views::render_app(f, &a, &Theme::dark());
+        })
+        .unwrap();
+    let buf = terminal.backend().buffer().clone();
+    let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+    assert!(
+        text.contains("counting tokens · 50 / 200 messages"),
+        "{text}"
+    );
+    let analysis = demo(None, &[]).analysis;
+    app::update(&mut a, Msg::Loaded(Box::new(analysis)));
+    let Screen::Inspect(state) = &a.screen else {
+        panic!("still loading")
+    };
+    assert_eq!(state.preset.as_deref(), Some("dimos"));
+    assert_eq!(state.cut_before(), Some(16));
+    let mut b = App::loading("x".into(), progress, None, Vec::new(), false);
+    assert_eq!(
+        app::update(&mut b, Msg::LoadFailed("x: not a session".into())),
+        vec![Effect::Fail("x: not a session".into())]
+    );
 }

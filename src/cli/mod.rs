@@ -22,6 +22,9 @@ use crate::formats;
 use crate::session::Format;
 use crate::tokens::Encoding;
 
+/// Files up to this size are loaded before the inspector takes the screen.
+const LOAD_BEFORE_SCREEN: u64 = 4 << 20;
+
 /// Exit code for unusable input or usage.
 pub const EXIT_USAGE: i32 = 2;
 
@@ -191,49 +194,72 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-/// `ctxray SOURCE`: the interactive inspector.
+/// `ctxray SOURCE`: the interactive inspector. Everything that can be refused cheaply (an
+/// unknown preset or setting, a missing file, no terminal) is refused before the screen is
+/// taken; loading then happens behind a progress gauge.
 fn inspect(cli: Cli) -> anyhow::Result<i32> {
+    use crate::tui::runtime::{self, Exit, Start};
+    use crate::tui::tasks::{Loader, Source};
     let Some(source) = cli.source.as_deref() else {
         return Err(anyhow!(
             "no SOURCE given: `ctxray FILE` opens the inspector, `ctxray report FILE` prints a report (see --help)"
         ));
     };
-    if source == "-" {
-        return Err(anyhow!(
-            "the inspector reads a file; pipe stdin to `ctxray report -` instead"
-        ));
-    }
     if let Some(name) = &cli.preset {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
     let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
+    let source = if source == "-" {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(anyhow!(
+                "`-` reads a session from stdin, but stdin is a terminal: pipe a session in"
+            ));
+        }
+        Source::Stdin
+    } else {
+        let path = PathBuf::from(source);
+        std::fs::metadata(&path).with_context(|| format!("{source}: cannot read"))?;
+        if cli.follow {
+            Source::Follow(path)
+        } else {
+            Source::Path(path)
+        }
+    };
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         return Err(anyhow!(
-            "stdout is not a terminal: use `ctxray report {source}` for a printed report"
+            "stdout is not a terminal: use `ctxray report {}` for a printed report",
+            source.shown()
         ));
     }
-    let registry = crate::config::load_registry(cli.common.config.as_deref())?;
-    let options = cli.common.options();
-    let (analysis, follow) = if cli.follow {
-        let file = crate::live::LiveFile::open(Path::new(source), cli.common.from)?;
-        let session = file.session().cloned().ok_or_else(|| {
-            anyhow!("{source}: nothing to show yet (the file holds no complete session record)")
-        })?;
-        let analyse: Box<dyn Fn(crate::session::Session) -> Analysis> =
-            Box::new(move |s| Analysis::new(s, &registry, &options));
-        let analysis = analyse(session);
-        (
-            analysis,
-            Some(crate::tui::runtime::Follow { file, analyse }),
-        )
-    } else {
-        let session = load_source(source, cli.common.from)?;
-        (Analysis::new(session, &registry, &options), None)
+    let loader = Loader {
+        from: cli.common.from,
+        registry: crate::config::load_registry(cli.common.config.as_deref())?,
+        options: cli.common.options(),
     };
-    let state = crate::tui::AppState::new(analysis, cli.preset, cli.sets);
-    crate::tui::runtime::run(state, theme, follow)?;
-    Ok(0)
+    // A small file is read before the screen is taken, so a broken one is refused without
+    // flashing the screen; a large one loads behind the progress gauge.
+    let loaded = match &source {
+        Source::Path(path)
+            if std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) =>
+        {
+            let session = formats::load_path(path, loader.from)?;
+            Some(Analysis::new(session, &loader.registry, &loader.options))
+        }
+        _ => None,
+    };
+    let start = Start {
+        source,
+        loader,
+        loaded,
+        preset: cli.preset,
+        sets: cli.sets,
+    };
+    match runtime::run(start, theme)? {
+        Exit::Quit => Ok(0),
+        Exit::Signal(n) => Ok(128 + n),
+        Exit::Failed(error) => Err(anyhow!(error)),
+    }
 }
 
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {

@@ -62,7 +62,22 @@ fn part_tokens(part: &Part, counter: &Counter) -> usize {
 
 /// Counts every message of `session`, splitting the work over the available cores.
 pub fn count_session(session: &Session, counter: &Counter, costing: ImageCosting) -> Counts {
+    count_session_with(session, counter, costing, None)
+}
+
+/// [`count_session`], advancing `progress` by each chunk of messages counted.
+pub fn count_session_with(
+    session: &Session,
+    counter: &Counter,
+    costing: ImageCosting,
+    progress: Option<&crate::progress::Progress>,
+) -> Counts {
     let messages = &session.messages;
+    let advance = |n: usize| {
+        if let Some(p) = progress {
+            p.advance(n as u64);
+        }
+    };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -72,9 +87,9 @@ pub fn count_session(session: &Session, counter: &Counter, costing: ImageCosting
         overhead: overhead::message_overhead(m, costing),
     };
     if threads < 2 || messages.len() < 64 {
-        return Counts {
-            messages: messages.iter().map(count_one).collect(),
-        };
+        let counts = messages.iter().map(count_one).collect();
+        advance(messages.len());
+        return Counts { messages: counts };
     }
     // Interleave by weight so one huge message does not leave a core idle.
     let chunk = messages.len().div_ceil(threads * 8);
@@ -90,6 +105,7 @@ pub fn count_session(session: &Session, counter: &Counter, costing: ImageCosting
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(chunk) = chunks.get(i) else { break };
                         mine.push((i, chunk.iter().map(count_one).collect()));
+                        advance(chunk.len());
                     }
                     mine
                 })

@@ -1,97 +1,219 @@
-//! Keys → messages. The table is also what `?` shows, so help is never out of date.
+//! Keys → messages. One table drives both the mapping and what `?` shows, so help is never
+//! out of date. While a prompt line is open, keys edit it instead.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::msg::Msg;
+use super::msg::{Edit, Msg, PromptKind};
 
-/// One binding: the keys shown in help, what it does, and the message it sends.
+/// A key as the table names it: a code and whether Ctrl is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key(pub KeyCode, pub bool);
+
+const fn plain(c: char) -> Key {
+    Key(KeyCode::Char(c), false)
+}
+
+const fn ctrl(c: char) -> Key {
+    Key(KeyCode::Char(c), true)
+}
+
+/// One binding: the keys it listens to, how help shows them, what it does, what it sends.
 pub struct Binding {
     pub keys: &'static str,
     pub help: &'static str,
-    pub msg: Msg,
+    pub listens: &'static [Key],
+    pub msg: fn() -> Msg,
 }
 
-pub fn bindings() -> Vec<Binding> {
-    vec![
-        Binding {
-            keys: "j ↓",
-            help: "next message",
-            msg: Msg::Down,
-        },
-        Binding {
-            keys: "k ↑",
-            help: "previous message",
-            msg: Msg::Up,
-        },
-        Binding {
-            keys: "PgDn ^d",
-            help: "page down",
-            msg: Msg::PageDown,
-        },
-        Binding {
-            keys: "PgUp ^u",
-            help: "page up",
-            msg: Msg::PageUp,
-        },
-        Binding {
-            keys: "g Home",
-            help: "first message",
-            msg: Msg::Top,
-        },
-        Binding {
-            keys: "G End",
-            help: "last message",
-            msg: Msg::Bottom,
-        },
-        Binding {
-            keys: "Tab",
-            help: "list ↔ detail",
-            msg: Msg::FocusNext,
-        },
-        Binding {
-            keys: "p",
-            help: "next compaction preset",
-            msg: Msg::NextPreset,
-        },
-        Binding {
-            keys: "?",
-            help: "help",
-            msg: Msg::ToggleHelp,
-        },
-        Binding {
-            keys: "Esc",
-            help: "close / back",
-            msg: Msg::Back,
-        },
-        Binding {
-            keys: "q ^c",
-            help: "quit",
-            msg: Msg::Quit,
-        },
-    ]
+const BINDINGS: &[Binding] = &[
+    Binding {
+        keys: "j ↓",
+        help: "next message (detail focused: scroll)",
+        listens: &[plain('j'), Key(KeyCode::Down, false)],
+        msg: || Msg::Down,
+    },
+    Binding {
+        keys: "k ↑",
+        help: "previous message",
+        listens: &[plain('k'), Key(KeyCode::Up, false)],
+        msg: || Msg::Up,
+    },
+    Binding {
+        keys: "PgDn ^d",
+        help: "page down",
+        listens: &[Key(KeyCode::PageDown, false), ctrl('d'), ctrl('f')],
+        msg: || Msg::PageDown,
+    },
+    Binding {
+        keys: "PgUp ^u",
+        help: "page up",
+        listens: &[Key(KeyCode::PageUp, false), ctrl('u'), ctrl('b')],
+        msg: || Msg::PageUp,
+    },
+    Binding {
+        keys: "g Home",
+        help: "first message",
+        listens: &[plain('g'), Key(KeyCode::Home, false)],
+        msg: || Msg::Top,
+    },
+    Binding {
+        keys: "G End",
+        help: "last message (and resume following)",
+        listens: &[plain('G'), Key(KeyCode::End, false)],
+        msg: || Msg::Bottom,
+    },
+    Binding {
+        keys: "Tab",
+        help: "list ↔ detail",
+        listens: &[Key(KeyCode::Tab, false), Key(KeyCode::BackTab, false)],
+        msg: || Msg::FocusNext,
+    },
+    Binding {
+        keys: "Enter",
+        help: "show the message / open a subagent",
+        listens: &[Key(KeyCode::Enter, false)],
+        msg: || Msg::ShowMessage,
+    },
+    Binding {
+        keys: "s",
+        help: "summarizer input of the preset",
+        listens: &[plain('s')],
+        msg: || Msg::ShowSummarizer,
+    },
+    Binding {
+        keys: "d",
+        help: "diff: history vs summarizer input",
+        listens: &[plain('d')],
+        msg: || Msg::ShowDiff,
+    },
+    Binding {
+        keys: "p P",
+        help: "next / previous compaction preset",
+        listens: &[plain('p')],
+        msg: || Msg::NextPreset,
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('P')],
+        msg: || Msg::PrevPreset,
+    },
+    Binding {
+        keys: "+ -",
+        help: "turn the preset's main setting up / down",
+        listens: &[plain('+'), plain('=')],
+        msg: || Msg::Knob(1),
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('-'), plain('_')],
+        msg: || Msg::Knob(-1),
+    },
+    Binding {
+        keys: ":",
+        help: ":set K=V · :unset K · :preset NAME · :q",
+        listens: &[plain(':')],
+        msg: || Msg::Prompt(PromptKind::Command),
+    },
+    Binding {
+        keys: "/",
+        help: "search messages (smart case)",
+        listens: &[plain('/')],
+        msg: || Msg::Prompt(PromptKind::Search),
+    },
+    Binding {
+        keys: "n N",
+        help: "next / previous match",
+        listens: &[plain('n')],
+        msg: || Msg::SearchNext,
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('N')],
+        msg: || Msg::SearchPrev,
+    },
+    Binding {
+        keys: "a",
+        help: "subagents of this session",
+        listens: &[plain('a')],
+        msg: || Msg::Subagents,
+    },
+    Binding {
+        keys: "?",
+        help: "help",
+        listens: &[plain('?')],
+        msg: || Msg::ToggleHelp,
+    },
+    Binding {
+        keys: "Esc",
+        help: "close / back / leave a subagent",
+        listens: &[Key(KeyCode::Esc, false)],
+        msg: || Msg::Back,
+    },
+    Binding {
+        keys: "q ^c",
+        help: "quit",
+        listens: &[plain('q'), ctrl('c')],
+        msg: || Msg::Quit,
+    },
+];
+
+/// The bindings help shows (continuation rows of a shared line have empty `keys`).
+pub fn bindings() -> impl Iterator<Item = &'static Binding> {
+    BINDINGS.iter().filter(|b| !b.keys.is_empty())
 }
 
-/// The message a key sends, if any.
-pub fn map_key(key: KeyEvent) -> Option<Msg> {
+/// The message a key sends, if any. `prompt_open`: a prompt line takes the keys.
+pub fn map_key(key: KeyEvent, prompt_open: bool) -> Option<Msg> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    Some(match key.code {
-        KeyCode::Char('c') if ctrl => Msg::Quit,
-        KeyCode::Char('d') if ctrl => Msg::PageDown,
-        KeyCode::Char('u') if ctrl => Msg::PageUp,
-        KeyCode::Char('j') | KeyCode::Down => Msg::Down,
-        KeyCode::Char('k') | KeyCode::Up => Msg::Up,
-        KeyCode::PageDown => Msg::PageDown,
-        KeyCode::PageUp => Msg::PageUp,
-        KeyCode::Char('g') | KeyCode::Home => Msg::Top,
-        KeyCode::Char('G') | KeyCode::End => Msg::Bottom,
-        KeyCode::Tab | KeyCode::BackTab => Msg::FocusNext,
-        KeyCode::Char('p') => Msg::NextPreset,
-        KeyCode::Char('s') => Msg::ShowSummarizer,
-        KeyCode::Char('d') => Msg::ShowDiff,
-        KeyCode::Enter => Msg::ShowMessage,
-        KeyCode::Char('?') => Msg::ToggleHelp,
-        KeyCode::Esc => Msg::Back,
-        KeyCode::Char('q') => Msg::Quit,
-        _ => return None,
-    })
+    if prompt_open {
+        return Some(Msg::PromptEdit(match key.code {
+            KeyCode::Char('c') if ctrl => Edit::Cancel,
+            KeyCode::Char('u') if ctrl => Edit::Clear,
+            KeyCode::Char(c) if !ctrl => Edit::Char(c),
+            KeyCode::Backspace => Edit::Backspace,
+            KeyCode::Enter => Edit::Submit,
+            KeyCode::Esc => Edit::Cancel,
+            _ => return None,
+        }));
+    }
+    let pressed = Key(key.code, ctrl);
+    BINDINGS
+        .iter()
+        .find(|b| b.listens.contains(&pressed))
+        .map(|b| (b.msg)())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice() {
+        let mut seen = Vec::new();
+        for b in BINDINGS {
+            for k in b.listens {
+                assert!(!seen.contains(k), "{k:?} bound twice");
+                seen.push(*k);
+            }
+        }
+    }
+
+    #[test]
+    fn a_prompt_takes_letters_that_are_otherwise_commands() {
+        let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert!(matches!(map_key(q, false), Some(Msg::Quit)));
+        assert!(matches!(
+            map_key(q, true),
+            Some(Msg::PromptEdit(Edit::Char('q')))
+        ));
+        let c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(matches!(map_key(c, false), Some(Msg::Quit)));
+        assert!(matches!(
+            map_key(c, true),
+            Some(Msg::PromptEdit(Edit::Cancel))
+        ));
+    }
 }

@@ -5,10 +5,14 @@
 //! terminal, reads keys and runs effects. The core (session, tokens, compaction) is used, never
 //! reimplemented here.
 
+pub mod app;
 pub mod keymap;
+pub mod knob;
 pub mod msg;
 pub mod runtime;
+pub mod search;
 pub mod state;
+pub mod tasks;
 pub mod theme;
 pub mod update;
 pub mod views;

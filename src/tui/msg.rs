@@ -1,10 +1,19 @@
 //! What can happen to the inspector (`Msg`) and what it asks the runtime to do (`Effect`).
 
-/// An input to `update`: a key mapped through the keymap, a resize, a task's result.
+use ratatui::layout::Rect;
+
+/// An input to `update`: a key mapped through the keymap, a mouse event, a frame's layout, a
+/// task's result.
 #[derive(Debug)]
 pub enum Msg {
+    /// A session finished loading.
+    Loaded(Box<crate::analysis::Analysis>),
+    /// Loading failed (before anything was shown) or a live source broke (after).
+    LoadFailed(String),
     /// The followed file changed: the session analysed again.
     SessionUpdated(Box<crate::analysis::Analysis>),
+    /// Something worth a line in the footer (a live source ended, a poll failed).
+    Notice(String),
     Up,
     Down,
     PageUp,
@@ -13,8 +22,11 @@ pub enum Msg {
     Bottom,
     /// Move focus between the message list and the detail pane.
     FocusNext,
-    /// Cycle the active compaction preset.
+    /// Cycle the active compaction preset (forward, or backward with `P`).
     NextPreset,
+    PrevPreset,
+    /// Turn the active preset's main setting up (`+`) or down (`-`).
+    Knob(i8),
     ToggleHelp,
     /// Show the exact summarizer request of the active preset in the detail pane.
     ShowSummarizer,
@@ -22,15 +34,66 @@ pub enum Msg {
     ShowDiff,
     /// Show the selected message in the detail pane.
     ShowMessage,
+    /// Open the subagents of this session (or the selected one, when the list is open).
+    Subagents,
+    /// Open a prompt line: `/` search or `:` command.
+    Prompt(PromptKind),
+    /// A key typed into the open prompt.
+    PromptEdit(Edit),
+    /// Next / previous match of the last search.
+    SearchNext,
+    SearchPrev,
     /// Close the help or, with nothing open, quit.
     Back,
     Quit,
+    /// The mouse: a click or a wheel turn at a screen cell.
+    Click {
+        column: u16,
+        row: u16,
+    },
+    Wheel {
+        column: u16,
+        row: u16,
+        down: bool,
+    },
+    /// Where the last frame put things (the list's rows, the panes), for the mouse and paging.
+    Frame(FrameLayout),
     /// Rows available to the message list, as laid out by the last frame.
     Viewport(u16),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Search,
+    Command,
+}
+
+/// An edit of the prompt line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Char(char),
+    Backspace,
+    /// Ctrl-U: clear the line.
+    Clear,
+    Submit,
+    Cancel,
+}
+
+/// What one frame laid out where.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameLayout {
+    pub list: Rect,
+    /// The message each row of the list shows (`None` for rules: marks, the cut).
+    pub rows: Vec<Option<usize>>,
+    pub detail: Rect,
 }
 
 /// Work `update` asks the runtime to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Leave the terminal and report this error (exit status 2).
+    Fail(String),
+    /// The screen changed without an input of its own.
+    Redraw,
 }

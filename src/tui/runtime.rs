@@ -1,107 +1,177 @@
-//! The imperative shell: owns the terminal (raw mode, alternate screen, mouse), restores it on
-//! every exit path including a panic, reads keys, feeds `update`, and draws only after a change.
+//! The imperative shell: owns the terminal (raw mode, alternate screen, mouse) and restores it
+//! on every way out — quit, error, panic (chained hook), SIGTERM/SIGHUP/SIGINT. A tokio loop
+//! waits on terminal events, task results and signals at once, feeds `update`, and draws only
+//! after a change (or while a progress gauge moves).
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
-use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind,
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
+    MouseEventKind,
 };
-use ratatui::crossterm::execute;
+use crossterm::execute;
+use futures_util::StreamExt;
 use ratatui::DefaultTerminal;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
 
+use super::app::{self, App, Screen};
 use super::keymap::map_key;
 use super::msg::{Effect, Msg};
-use super::state::AppState;
+use super::tasks::{self, Loader, Source};
 use super::theme::Theme;
-use super::update::update;
 use super::views;
+use crate::progress::Progress;
 
-/// A followed file and how to analyse each new version of its session.
-pub struct Follow {
-    pub file: crate::live::LiveFile,
-    pub analyse: Box<dyn Fn(crate::session::Session) -> crate::analysis::Analysis>,
+/// How the inspector ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// A signal asked us to stop: the conventional status is 128 + its number.
+    Signal(i32),
+    /// Loading failed before anything was shown.
+    Failed(String),
 }
 
-/// How often a followed file is polled (well inside the 200 ms append-to-screen budget).
-const FOLLOW_POLL: Duration = Duration::from_millis(100);
+/// What the inspector opens on.
+pub struct Start {
+    pub source: Source,
+    pub loader: Loader,
+    /// The session, when it was already loaded (a small file): no loading screen.
+    pub loaded: Option<crate::analysis::Analysis>,
+    pub preset: Option<String>,
+    pub sets: Vec<String>,
+}
 
 /// Runs the inspector until the user quits. The terminal is restored whatever happens.
-pub fn run(state: AppState, theme: Theme, follow: Option<Follow>) -> io::Result<()> {
+pub fn run(start: Start, theme: Theme) -> io::Result<Exit> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(io::stdout(), DisableMouseCapture);
-        ratatui::restore();
+        restore();
         previous(info);
     }));
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, state, &theme, follow);
-    let _ = execute!(io::stdout(), DisableMouseCapture);
-    ratatui::restore();
+    let result = runtime.block_on(event_loop(&mut terminal, start, &theme));
+    restore();
+    // Blocking reads (a pipe on stdin) must not keep the process alive.
+    runtime.shutdown_background();
     result
 }
 
-fn event_loop(
+fn restore() {
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+}
+
+async fn event_loop(
     terminal: &mut DefaultTerminal,
-    mut state: AppState,
+    start: Start,
     theme: &Theme,
-    mut follow: Option<Follow>,
-) -> io::Result<()> {
+) -> io::Result<Exit> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let progress = Arc::new(Progress::new());
+    let mut app = App::loading(
+        start.source.shown(),
+        Arc::clone(&progress),
+        start.preset,
+        start.sets,
+        start.source.is_live(),
+    );
+    match start.loaded {
+        Some(analysis) => {
+            app::update(&mut app, Msg::Loaded(Box::new(analysis)));
+        }
+        None => tasks::spawn_load(start.source, start.loader, progress, tx.clone()),
+    }
+
+    let mut events = EventStream::new();
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut tick = tokio::time::interval(Duration::from_millis(80));
     let mut dirty = true;
-    state.following = follow.is_some();
-    let wait = if follow.is_some() {
-        FOLLOW_POLL
-    } else {
-        Duration::from_millis(250)
-    };
     loop {
         if dirty {
-            let mut rows = state.viewport;
-            terminal.draw(|frame| rows = views::render(frame, &state, theme))?;
+            draw(terminal, &mut app, theme)?;
             dirty = false;
-            if rows != state.viewport {
-                update(&mut state, Msg::Viewport(rows));
-                dirty = true;
-                continue;
-            }
         }
-        if let Some(f) = follow.as_mut() {
-            if let Some(analysis) = poll_follow(f) {
-                update(&mut state, Msg::SessionUpdated(Box::new(analysis)));
-                dirty = true;
-            }
-        }
-        if !event::poll(wait)? {
-            continue;
-        }
-        let msg = match event::read()? {
-            Event::Key(key) if key.kind != KeyEventKind::Release => map_key(key),
-            Event::Mouse(m) => match m.kind {
-                MouseEventKind::ScrollDown => Some(Msg::Down),
-                MouseEventKind::ScrollUp => Some(Msg::Up),
-                _ => None,
+        let msg = tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => {
+                    if matches!(event, Event::Resize(..)) {
+                        dirty = true;
+                    }
+                    to_msg(&app, event)
+                }
+                Some(Err(e)) => return Err(e),
+                None => return Ok(Exit::Quit),
             },
-            Event::Resize(..) => {
+            Some(msg) = rx.recv() => Some(msg),
+            _ = term.recv() => return Ok(Exit::Signal(15)),
+            _ = hup.recv() => return Ok(Exit::Signal(1)),
+            _ = int.recv() => return Ok(Exit::Signal(2)),
+            _ = tick.tick(), if app.animates() => {
                 dirty = true;
                 None
             }
-            _ => None,
         };
-        if let Some(msg) = msg {
-            if update(&mut state, msg).contains(&Effect::Quit) {
-                return Ok(());
+        let Some(msg) = msg else { continue };
+        for effect in app::update(&mut app, msg) {
+            match effect {
+                Effect::Quit => return Ok(Exit::Quit),
+                Effect::Fail(error) => return Ok(Exit::Failed(error)),
+                Effect::Redraw => {}
             }
-            dirty = true;
         }
+        dirty = true;
     }
 }
 
-/// The session analysed again when the followed file changed; `None` when it did not (or
-/// could not be read this time: the next poll tries again, the last good session stays).
-fn poll_follow(follow: &mut Follow) -> Option<crate::analysis::Analysis> {
-    match follow.file.poll() {
-        Ok(crate::live::LiveUpdate::Unchanged) | Err(_) => None,
-        Ok(_) => follow.file.session().cloned().map(|s| (follow.analyse)(s)),
+/// Draws, then tells the inspector where its rows went; when that changes the page (the first
+/// frame, a resize), draws again so the selection is placed against the real layout.
+fn draw(terminal: &mut DefaultTerminal, app: &mut App, theme: &Theme) -> io::Result<()> {
+    for _ in 0..2 {
+        let mut layout = None;
+        terminal.draw(|frame| layout = views::render_app(frame, app, theme))?;
+        let (Some(layout), Screen::Inspect(state)) = (layout, &mut app.screen) else {
+            return Ok(());
+        };
+        if layout == state.layout {
+            return Ok(());
+        }
+        let offset = state.offset;
+        super::update::update(state, Msg::Frame(layout));
+        if state.offset == offset {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+fn to_msg(app: &App, event: Event) -> Option<Msg> {
+    let prompt_open = app.inspector().is_some_and(|s| s.prompt.is_some());
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => map_key(key, prompt_open),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => Some(Msg::Wheel {
+                column: m.column,
+                row: m.row,
+                down: m.kind == MouseEventKind::ScrollDown,
+            }),
+            MouseEventKind::Down(MouseButton::Left) => Some(Msg::Click {
+                column: m.column,
+                row: m.row,
+            }),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -3,6 +3,7 @@
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, PlanInput};
 use crate::compaction::Plan;
+use crate::tui::msg::{FrameLayout, PromptKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -53,6 +54,25 @@ pub struct AppState {
     /// last one; otherwise they are counted in `unseen` until `G`.
     pub following: bool,
     pub unseen: usize,
+    /// One line for the footer: a setting refused, a live source ended, a search with no match.
+    pub notice: Option<String>,
+    /// The prompt line being typed (`/` search, `:` command).
+    pub prompt: Option<(PromptKind, String)>,
+    /// The last search and the messages it matched.
+    pub search: Option<Search>,
+    /// Where the last frame put the list rows and panes (for the mouse).
+    pub layout: FrameLayout,
+    /// The subagent chooser, open with this child selected.
+    pub subagents: Option<usize>,
+    /// When this is a subagent's view: the parent's state and the child's slot in it.
+    pub parent: Option<(Box<AppState>, usize)>,
+}
+
+/// A search and its matches (message indices, ascending).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    pub matches: Vec<usize>,
 }
 
 impl AppState {
@@ -74,6 +94,12 @@ impl AppState {
             detail_scroll: 0,
             following: false,
             unseen: 0,
+            notice: None,
+            prompt: None,
+            search: None,
+            layout: FrameLayout::default(),
+            subagents: None,
+            parent: None,
         };
         state.replan();
         state
@@ -108,6 +134,27 @@ impl AppState {
 
     pub fn fate(&self, index: usize) -> Fate {
         self.fates.get(index).copied().unwrap_or(Fate::Untouched)
+    }
+
+    /// The context window the gauge is drawn against: the active preset's own window setting
+    /// when it has one (a framework configured for a smaller window than the model's), else the
+    /// window ctxray resolved for the model. The second value names where it came from.
+    pub fn gauge_window(&self) -> (u64, String) {
+        if let Some(plan) = &self.plan {
+            for name in [
+                "context_window",
+                "max_context_window_tokens",
+                "config_context_length",
+            ] {
+                if let Some(w) = plan.settings.int(name).filter(|w| *w > 0) {
+                    return (w as u64, format!("{} {name}", plan.preset));
+                }
+            }
+        }
+        (
+            self.analysis.window,
+            self.analysis.window_source.as_str().to_string(),
+        )
     }
 
     /// The first kept (not pinned) message after the summarized range: where the cut falls.

@@ -1,16 +1,28 @@
-//! The only place state changes: `update(state, msg) -> effects`. Pure — no IO, no terminal.
+//! The only place the inspector's state changes: `update(state, msg) -> effects`. Pure — no
+//! IO, no terminal.
 
-use super::msg::{Effect, Msg};
-use super::state::{AppState, DetailMode, Focus};
+use super::msg::{Edit, Effect, Msg, PromptKind};
+use super::state::{AppState, DetailMode, Focus, Search};
 use crate::compaction::preset;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let page = usize::from(state.viewport.max(2)) - 1;
+    if !matches!(
+        msg,
+        Msg::Frame(_) | Msg::Viewport(_) | Msg::SessionUpdated(_)
+    ) {
+        state.notice = None;
+    }
+    if state.subagents.is_some() && is_key(&msg) {
+        return subagent_key(state, msg);
+    }
     match msg {
         Msg::Quit => return vec![Effect::Quit],
         Msg::Back if state.show_help => state.show_help = false,
         Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
+        Msg::Back if state.search.is_some() => state.search = None,
+        Msg::Back if state.parent.is_some() => leave_child(state),
         Msg::Back => return vec![Effect::Quit],
         Msg::ToggleHelp => state.show_help = !state.show_help,
         Msg::FocusNext => {
@@ -20,11 +32,34 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::Viewport(rows) => state.viewport = rows,
+        Msg::Frame(layout) => {
+            state.viewport = layout.rows.len().min(usize::from(u16::MAX)) as u16;
+            state.layout = layout;
+        }
         Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
+        Msg::Loaded(analysis) => session_updated(state, *analysis),
+        Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
-        Msg::NextPreset => next_preset(state),
+        Msg::NextPreset => cycle_preset(state, true),
+        Msg::PrevPreset => cycle_preset(state, false),
+        Msg::Knob(dir) => turn_knob(state, dir),
+        Msg::Subagents => open_subagents(state),
+        Msg::Prompt(kind) => state.prompt = Some((kind, String::new())),
+        Msg::PromptEdit(edit) => return prompt_edit(state, edit),
+        Msg::SearchNext => jump_to_match(state, false),
+        Msg::SearchPrev => jump_to_match(state, true),
+        Msg::Click { column, row } => click(state, column, row),
+        Msg::Wheel { column, row, down } => {
+            let over_detail = contains(state.layout.detail, column, row);
+            let step = if down { Msg::Down } else { Msg::Up };
+            if over_detail {
+                scroll_detail(state, &step, 0);
+            } else {
+                move_selection(state, &step, page);
+            }
+        }
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {
                 scroll_detail(state, &msg, page as u16);
@@ -37,6 +72,19 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Keys and clicks, as opposed to results of tasks and frames.
+fn is_key(msg: &Msg) -> bool {
+    !matches!(
+        msg,
+        Msg::SessionUpdated(_)
+            | Msg::Loaded(_)
+            | Msg::LoadFailed(_)
+            | Msg::Notice(_)
+            | Msg::Frame(_)
+            | Msg::Viewport(_)
+    )
+}
+
 /// A followed file grew (or was replaced): keep the selection, scroll along when it was on the
 /// last message, count the new ones otherwise.
 fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
@@ -45,6 +93,9 @@ fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
     state.analysis = analysis;
     let after = state.len();
     state.replan();
+    if let Some(search) = &mut state.search {
+        search.matches = super::search::matches(&state.analysis.session.messages, &search.query);
+    }
     if after < before {
         state.unseen = 0;
         state.selected = state.selected.min(after.saturating_sub(1));
@@ -63,15 +114,21 @@ fn show(state: &mut AppState, mode: DetailMode) {
 
 fn move_selection(state: &mut AppState, msg: &Msg, page: usize) {
     let last = state.len().saturating_sub(1);
-    let before = state.selected;
-    state.selected = match msg {
-        Msg::Down => (before + 1).min(last),
-        Msg::Up => before.saturating_sub(1),
-        Msg::PageDown => (before + page).min(last),
-        Msg::PageUp => before.saturating_sub(page),
+    let target = match msg {
+        Msg::Down => (state.selected + 1).min(last),
+        Msg::Up => state.selected.saturating_sub(1),
+        Msg::PageDown => (state.selected + page).min(last),
+        Msg::PageUp => state.selected.saturating_sub(page),
         Msg::Top => 0,
         _ => last,
     };
+    select(state, target);
+}
+
+fn select(state: &mut AppState, index: usize) {
+    let last = state.len().saturating_sub(1);
+    let before = state.selected;
+    state.selected = index.min(last);
     if state.selected == last {
         state.unseen = 0;
     }
@@ -91,6 +148,8 @@ fn scroll_detail(state: &mut AppState, msg: &Msg, page: u16) {
     };
 }
 
+/// Scrolls the list so the selection is on screen, counting the rows that rules (compaction
+/// marks, the cut) take between the first shown message and the selection.
 fn keep_selection_visible(state: &mut AppState) {
     let rows = usize::from(state.viewport.max(1));
     if state.selected < state.offset {
@@ -98,20 +157,279 @@ fn keep_selection_visible(state: &mut AppState) {
     } else if state.selected >= state.offset + rows {
         state.offset = state.selected + 1 - rows;
     }
+    let cut = state.cut_before();
+    let rules = |from: usize, to: usize| {
+        let marks = state
+            .analysis
+            .session
+            .marks
+            .iter()
+            .filter(|k| (from..=to).contains(&k.before_message))
+            .count();
+        marks + usize::from(cut.is_some_and(|c| (from..=to).contains(&c)))
+    };
+    while state.offset < state.selected
+        && state.selected - state.offset + 1 + rules(state.offset, state.selected) > rows
+    {
+        state.offset += 1;
+    }
 }
 
-/// Cycles through every preset, then none.
-fn next_preset(state: &mut AppState) {
-    let names: Vec<&'static str> = preset::all().iter().map(|p| p.name()).collect();
-    let current = state
-        .preset
-        .as_deref()
-        .and_then(|n| names.iter().position(|x| *x == n));
-    state.preset = match current {
-        None => names.first().map(|n| n.to_string()),
-        Some(i) if i + 1 < names.len() => Some(names[i + 1].to_string()),
-        Some(_) => None,
+fn contains(area: ratatui::layout::Rect, column: u16, row: u16) -> bool {
+    column >= area.x
+        && column < area.x.saturating_add(area.width)
+        && row >= area.y
+        && row < area.y.saturating_add(area.height)
+}
+
+/// A click on a list row selects its message; a click in the detail pane focuses it.
+fn click(state: &mut AppState, column: u16, row: u16) {
+    if contains(state.layout.list, column, row) {
+        state.focus = Focus::List;
+        let at = usize::from(row - state.layout.list.y);
+        if let Some(Some(index)) = state.layout.rows.get(at).copied() {
+            select(state, index);
+        }
+    } else if contains(state.layout.detail, column, row) {
+        state.focus = Focus::Detail;
+    }
+}
+
+/// Cycles through every preset, then none (forward), or the other way.
+fn cycle_preset(state: &mut AppState, forward: bool) {
+    let mut names: Vec<Option<&'static str>> = vec![None];
+    names.extend(preset::all().iter().map(|p| Some(p.name())));
+    let current = names
+        .iter()
+        .position(|n| *n == state.preset.as_deref())
+        .unwrap_or(0);
+    let next = if forward {
+        (current + 1) % names.len()
+    } else {
+        (current + names.len() - 1) % names.len()
     };
+    state.preset = names[next].map(str::to_string);
     state.sets.clear();
     state.replan();
+}
+
+/// Replaces (or adds) `name=value` in the settings and plans again; a refused value is put
+/// back and said in the footer.
+fn set(state: &mut AppState, assignment: &str) {
+    let Some((name, _)) = assignment.split_once('=') else {
+        state.notice = Some(format!("`{assignment}` is not NAME=VALUE"));
+        return;
+    };
+    let name = name.trim();
+    let before = state.sets.clone();
+    state
+        .sets
+        .retain(|s| s.split_once('=').map(|(n, _)| n.trim()) != Some(name));
+    state.sets.push(assignment.trim().to_string());
+    state.replan();
+    if let Some(err) = state.plan_error.clone() {
+        if before != state.sets {
+            state.sets = before;
+            state.replan();
+            state.notice = Some(err);
+        }
+    }
+}
+
+fn unset(state: &mut AppState, name: &str) {
+    state
+        .sets
+        .retain(|s| s.split_once('=').map(|(n, _)| n.trim()) != Some(name));
+    state.replan();
+}
+
+fn turn_knob(state: &mut AppState, dir: i8) {
+    let Some(name) = state.preset.clone() else {
+        state.notice = Some("no preset: p chooses one".into());
+        return;
+    };
+    let (Some(knob), Ok(found)) = (super::knob::knob(&name), preset::find(&name)) else {
+        return;
+    };
+    let Some(spec) = found.params().iter().find(|s| s.name == knob) else {
+        return;
+    };
+    let current = match &state.plan {
+        Some(plan) => plan.settings.get(knob).clone(),
+        None => crate::compaction::Settings::resolve(&name, found.params(), &state.sets)
+            .map(|s| s.get(knob).clone())
+            .unwrap_or(crate::compaction::settings::Value::Null),
+    };
+    let fallback = state
+        .plan
+        .as_ref()
+        .filter(|p| p.trigger.measure == "tokens")
+        .map(|p| p.trigger.threshold);
+    match super::knob::turn(spec.kind, &current, fallback, dir) {
+        Some(value) => {
+            set(state, &format!("{knob}={value}"));
+            if state.notice.is_none() {
+                state.notice = Some(format!("{knob}={value}"));
+            }
+        }
+        None => state.notice = Some(format!("{knob} is at {current}: it does not turn further")),
+    }
+}
+
+fn prompt_edit(state: &mut AppState, edit: Edit) -> Vec<Effect> {
+    let Some((kind, line)) = state.prompt.as_mut() else {
+        return Vec::new();
+    };
+    let kind = *kind;
+    match edit {
+        Edit::Char(c) => line.push(c),
+        Edit::Backspace if line.is_empty() => state.prompt = None,
+        Edit::Backspace => {
+            line.pop();
+        }
+        Edit::Clear => line.clear(),
+        Edit::Cancel => state.prompt = None,
+        Edit::Submit => {
+            let text = line.clone();
+            state.prompt = None;
+            return match kind {
+                PromptKind::Search => {
+                    search(state, &text);
+                    keep_selection_visible(state);
+                    Vec::new()
+                }
+                PromptKind::Command => command(state, &text),
+            };
+        }
+    }
+    Vec::new()
+}
+
+fn search(state: &mut AppState, query: &str) {
+    if query.is_empty() {
+        state.search = None;
+        return;
+    }
+    let matches = super::search::matches(&state.analysis.session.messages, query);
+    if matches.is_empty() {
+        state.notice = Some(format!("/{query}: no message holds it"));
+    }
+    state.search = Some(Search {
+        query: query.to_string(),
+        matches,
+    });
+    // The first match at or after the selection.
+    let from = state.selected;
+    if let Some(s) = &state.search {
+        if let Some(&first) = s.matches.iter().find(|&&i| i >= from).or(s.matches.first()) {
+            select(state, first);
+        }
+    }
+}
+
+fn jump_to_match(state: &mut AppState, back: bool) {
+    let Some(s) = &state.search else {
+        state.notice = Some("no search: / starts one".into());
+        return;
+    };
+    match super::search::next(&s.matches, state.selected, back) {
+        Some(i) => select(state, i),
+        None => state.notice = Some(format!("/{}: no message holds it", s.query)),
+    }
+}
+
+/// `:set NAME=VALUE`, `:unset NAME`, `:preset NAME`, `:q`, or a bare `NAME=VALUE`.
+fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
+    let line = line.trim();
+    let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    match verb {
+        "" => {}
+        "q" | "quit" => return vec![Effect::Quit],
+        "set" if rest.is_empty() => state.notice = Some(current_settings(state)),
+        "set" => {
+            if state.preset.is_none() {
+                state.notice = Some("no preset: :preset NAME chooses one".into());
+            } else {
+                for assignment in rest.split_whitespace() {
+                    set(state, assignment);
+                }
+            }
+        }
+        "unset" => unset(state, rest),
+        "preset" | "p" => match preset::find(rest) {
+            Ok(p) => {
+                state.preset = Some(p.name().to_string());
+                state.sets.clear();
+                state.replan();
+            }
+            Err(e) => state.notice = Some(e.to_string()),
+        },
+        _ if line.contains('=') && state.preset.is_some() => set(state, line),
+        _ => {
+            state.notice = Some(format!(
+                "unknown command `{verb}`: set NAME=VALUE, unset NAME, preset NAME, q"
+            ))
+        }
+    }
+    Vec::new()
+}
+
+fn current_settings(state: &AppState) -> String {
+    match &state.plan {
+        Some(plan) => plan
+            .settings
+            .pairs()
+            .into_iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => "no plan".into(),
+    }
+}
+
+fn open_subagents(state: &mut AppState) {
+    if state.analysis.children.is_empty() {
+        state.notice = Some("this session has no subagents".into());
+    } else {
+        state.subagents = Some(0);
+    }
+}
+
+/// Keys while the subagent chooser is open: move, open, close.
+fn subagent_key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    let count = state.analysis.children.len();
+    let at = state.subagents.unwrap_or(0);
+    match msg {
+        Msg::Quit => return vec![Effect::Quit],
+        Msg::Down => state.subagents = Some((at + 1).min(count.saturating_sub(1))),
+        Msg::Up => state.subagents = Some(at.saturating_sub(1)),
+        Msg::ShowMessage | Msg::Subagents => enter_child(state, at),
+        Msg::Back => state.subagents = None,
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Opens child `slot` as the inspected session; the parent waits in `parent` until Esc.
+fn enter_child(state: &mut AppState, slot: usize) {
+    state.subagents = None;
+    if slot >= state.analysis.children.len() {
+        return;
+    }
+    let child = state.analysis.children.remove(slot);
+    let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
+    child_state.viewport = state.viewport;
+    child_state.layout = state.layout.clone();
+    let parent = std::mem::replace(state, child_state);
+    state.parent = Some((Box::new(parent), slot));
+}
+
+fn leave_child(state: &mut AppState) {
+    let Some((parent, slot)) = state.parent.take() else {
+        return;
+    };
+    let child = std::mem::replace(state, *parent);
+    let slot = slot.min(state.analysis.children.len());
+    state.analysis.children.insert(slot, child.analysis);
 }

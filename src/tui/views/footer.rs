@@ -1,10 +1,12 @@
-//! The footer: the active preset's state and the keys most used.
+//! The footer: the active preset's state, then one line that is the open prompt (`/`, `:`), a
+//! notice, or the position, search and the keys most used.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use crate::tui::msg::PromptKind;
 use crate::tui::state::AppState;
 use crate::tui::theme::Theme;
 
@@ -44,13 +46,46 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         (true, 0) => " ● following ·".to_string(),
         (true, n) => format!(" ● {n} new (G) ·"),
     };
-    let keys = Line::styled(
-        format!(
-            "{follow} {} of {} · j/k move · Tab detail · p preset · s summarizer · d diff · ? help · q quit",
-            state.selected + 1,
-            state.len()
-        ),
-        theme.fg("dim"),
-    );
-    frame.render_widget(Paragraph::new(vec![status, keys]), area);
+    let second = if let Some((kind, text)) = &state.prompt {
+        let sigil = match kind {
+            PromptKind::Search => "/",
+            PromptKind::Command => ":",
+        };
+        Line::from(vec![
+            Span::styled(format!(" {sigil}"), theme.bold("title")),
+            Span::styled(text.clone(), theme.fg("title")),
+            Span::styled("▏", theme.fg("title")),
+        ])
+    } else if let Some(notice) = &state.notice {
+        Line::styled(format!(" {notice}"), theme.fg("warn"))
+    } else {
+        let search = match &state.search {
+            Some(s) => {
+                let at = s.matches.partition_point(|&i| i < state.selected);
+                let on = s.matches.get(at) == Some(&state.selected);
+                format!(
+                    " /{} {}{} of {} (n/N) ·",
+                    s.query,
+                    if on { "" } else { "~" },
+                    (at + usize::from(on)).min(s.matches.len()),
+                    s.matches.len()
+                )
+            }
+            None => String::new(),
+        };
+        let crumb = if state.parent.is_some() {
+            " subagent (Esc: parent) ·"
+        } else {
+            ""
+        };
+        Line::styled(
+            format!(
+                "{follow}{crumb}{search} {} of {} · j/k move · Tab detail · p preset · +/- knob · : set · / search · s summarizer · d diff · ? help · q quit",
+                state.selected + 1,
+                state.len()
+            ),
+            theme.fg("dim"),
+        )
+    };
+    frame.render_widget(Paragraph::new(vec![status, second]), area);
 }

@@ -26,9 +26,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         ),
     ]);
     let used = a.total_tokens() as u64;
-    let window = a.window.max(1);
+    let (window, window_from) = state.gauge_window();
+    let window = window.max(1);
     let width = usize::from(area.width.saturating_sub(2)).clamp(10, 80);
     let gauge = gauge_line(state, theme, used, window, width);
+    let mut title = title;
+    if !a.children.is_empty() {
+        title.spans.push(Span::styled(
+            format!(" · {} subagents (a)", a.children.len()),
+            theme.fg("info"),
+        ));
+    }
     let mut lines = vec![title, gauge];
     if let Some(plan) = &state.plan {
         let t = &plan.trigger;
@@ -44,6 +52,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 ),
                 theme.fg("dim"),
             ),
+            Span::styled(format!(" · window from {window_from}"), theme.fg("dim")),
         ]));
     }
     frame.render_widget(Paragraph::new(lines), area);

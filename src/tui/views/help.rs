@@ -10,7 +10,6 @@ use crate::tui::theme::Theme;
 
 pub fn render(frame: &mut Frame, area: Rect, theme: &Theme) {
     let lines: Vec<Line> = bindings()
-        .into_iter()
         .map(|b| {
             Line::from(vec![
                 Span::styled(format!(" {:<10}", b.keys), theme.bold("title")),

@@ -15,8 +15,13 @@ use crate::tui::theme::Theme;
 
 const BAR: usize = 14;
 
-/// Renders the list; returns its inner height.
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> u16 {
+/// Renders the list; returns its inner area and the message each row shows (`None`: a rule).
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    state: &AppState,
+    theme: &Theme,
+) -> (Rect, Vec<Option<usize>>) {
     let border = if state.focus == Focus::List {
         "title"
     } else {
@@ -37,6 +42,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) ->
         .unwrap_or(0);
     let cut = state.cut_before();
     let mut lines: Vec<Line> = Vec::with_capacity(rows);
+    let mut shows: Vec<Option<usize>> = Vec::with_capacity(rows);
     let mut marks = a
         .session
         .marks
@@ -46,21 +52,27 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) ->
     for m in a.session.messages.iter().skip(state.offset) {
         while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
             lines.push(mark_line(mark, theme));
+            shows.push(None);
         }
         if cut == Some(m.index) {
             lines.push(Line::styled(
                 "──── cut: summarized above · kept below ────",
                 theme.bold("cut"),
             ));
+            shows.push(None);
         }
         lines.push(message_line(state, m, largest, theme));
+        shows.push(Some(m.index));
         if lines.len() >= rows {
             break;
         }
     }
     lines.truncate(rows);
+    shows.truncate(rows);
+    // Rows below the last message still count as rows a page can fill.
+    shows.resize(rows, None);
     frame.render_widget(Paragraph::new(lines).block(block), area);
-    inner.height
+    (inner, shows)
 }
 
 fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme) -> Line<'a> {
@@ -88,7 +100,14 @@ fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme
         .map_or(String::new(), thousands);
     let mut spans = vec![
         Span::styled(fate_mark.0, theme.fg(fate_mark.1)),
-        Span::styled(format!("{:>5}", m.index), theme.fg("dim")),
+        Span::styled(
+            format!("{:>5}", m.index),
+            if is_match(state, m.index) {
+                theme.bold("search")
+            } else {
+                theme.fg("dim")
+            },
+        ),
         Span::styled(glyph, theme.fg(glyph_role)),
         Span::styled(format!(" {role:<9} "), theme.fg(role)),
         Span::styled("█".repeat(text_part), theme.fg("bar")),
@@ -112,6 +131,13 @@ fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme
     } else {
         line
     }
+}
+
+fn is_match(state: &AppState, index: usize) -> bool {
+    state
+        .search
+        .as_ref()
+        .is_some_and(|s| s.matches.binary_search(&index).is_ok())
 }
 
 fn group_glyph(state: &AppState, index: usize) -> (&'static str, &'static str) {

@@ -7,16 +7,31 @@ mod footer;
 mod header;
 mod help;
 mod list;
+mod loading;
+mod subagents;
 mod summarizer;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::Frame;
 
+use super::app::{App, Screen};
+use super::msg::FrameLayout;
 use super::state::AppState;
 use super::theme::Theme;
 
-/// Draws a whole frame; returns the number of rows the message list has.
-pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> u16 {
+/// Draws the screen in front; returns the inspector's layout when it is the one shown.
+pub fn render_app(frame: &mut Frame, app: &App, theme: &Theme) -> Option<FrameLayout> {
+    match &app.screen {
+        Screen::Loading(loading) => {
+            loading::render(frame, frame.area(), loading, theme);
+            None
+        }
+        Screen::Inspect(state) => Some(render(frame, state, theme)),
+    }
+}
+
+/// Draws a whole inspector frame; returns where the list rows and the panes went.
+pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout {
     let area = frame.area();
     let rows = Layout::default()
         .direction(Direction::Vertical)
@@ -39,13 +54,20 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> u16 {
             Constraint::Min(10),
         ])
         .split(rows[1]);
-    let list_rows = list::render(frame, body[0], state, theme);
+    let (list, list_rows) = list::render(frame, body[0], state, theme);
     detail::render(frame, body[1], state, theme);
     footer::render(frame, rows[2], state, theme);
-    if state.show_help {
-        help::render(frame, centered(area, 60, 70), theme);
+    if state.subagents.is_some() {
+        subagents::render(frame, centered(area, 70, 60), state, theme);
     }
-    list_rows
+    if state.show_help {
+        help::render(frame, centered(area, 60, 80), theme);
+    }
+    FrameLayout {
+        list,
+        rows: list_rows,
+        detail: body[1],
+    }
 }
 
 fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {

@@ -1,0 +1,222 @@
+//! Background work of the inspector: loading a session, following a growing file, reading a
+//! pipe, discovering sessions. Each runs on its own thread (blocking IO and CPU-bound parsing
+//! never hold up the event loop) and reports back with `Msg`s on the runtime's channel.
+//!
+//! Owns: what is read when, and turning results and errors into messages. Must not: touch
+//! the terminal or the state; parsing and counting stay in the core.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::msg::Msg;
+use crate::analysis::{Analysis, Options};
+use crate::live::{LiveFile, LiveSession, LiveUpdate, StdinEvent, StdinReader};
+use crate::progress::{Phase, Progress};
+use crate::session::{Format, Session};
+use crate::tokens::Registry;
+
+/// How often a followed file is polled (well inside the 200 ms append-to-screen budget).
+pub const FOLLOW_POLL: Duration = Duration::from_millis(100);
+
+/// Where a session comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A file or directory, read once.
+    Path(PathBuf),
+    /// A file read and then followed as it grows.
+    Follow(PathBuf),
+    /// Standard input, read as it arrives.
+    Stdin,
+}
+
+impl Source {
+    pub fn shown(&self) -> String {
+        match self {
+            Source::Path(p) | Source::Follow(p) => p.display().to_string(),
+            Source::Stdin => "<stdin>".into(),
+        }
+    }
+
+    pub fn is_live(&self) -> bool {
+        !matches!(self, Source::Path(_))
+    }
+}
+
+/// Everything a loader needs to turn bytes into an analysed session.
+#[derive(Debug, Clone)]
+pub struct Loader {
+    pub from: Option<Format>,
+    pub registry: Registry,
+    pub options: Options,
+}
+
+impl Loader {
+    fn analyse(&self, session: Session, progress: Option<&Progress>) -> Analysis {
+        Analysis::with_progress(session, &self.registry, &self.options, progress)
+    }
+}
+
+/// Starts loading `source`; progress is shown from `progress`, the result arrives as
+/// `Msg::Loaded` / `Msg::LoadFailed`, and live sources then keep sending `Msg::SessionUpdated`.
+pub fn spawn_load(
+    source: Source,
+    loader: Loader,
+    progress: Arc<Progress>,
+    tx: UnboundedSender<Msg>,
+) {
+    std::thread::spawn(move || match source {
+        Source::Path(path) => {
+            let msg = match load_once(&path, &loader, &progress) {
+                Ok(a) => Msg::Loaded(Box::new(a)),
+                Err(e) => Msg::LoadFailed(e),
+            };
+            let _ = tx.send(msg);
+        }
+        Source::Follow(path) => follow(&path, &loader, &progress, &tx),
+        Source::Stdin => read_stdin(std::io::stdin(), &loader, &progress, &tx),
+    });
+}
+
+/// Reads a file in chunks (so the reading shows progress), then parses and counts.
+fn load_once(
+    path: &std::path::Path,
+    loader: &Loader,
+    progress: &Progress,
+) -> Result<Analysis, String> {
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let session = if meta.is_dir() {
+        progress.start(Phase::Parsing, 0);
+        crate::formats::load_path(path, loader.from).map_err(|e| e.to_string())?
+    } else {
+        progress.start(Phase::Reading, meta.len());
+        let mut file =
+            std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        let mut chunk = vec![0u8; 1 << 20];
+        loop {
+            let n = file
+                .read(&mut chunk)
+                .map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&chunk[..n]);
+            progress.advance(n as u64);
+        }
+        progress.start(Phase::Parsing, 0);
+        crate::formats::load_bytes(bytes, Some(path.to_path_buf()), &shown, loader.from)
+            .map_err(|e| e.to_string())?
+    };
+    Ok(loader.analyse(session, Some(progress)))
+}
+
+/// Opens a file, waits for its first session, then polls it until the inspector goes away.
+fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &UnboundedSender<Msg>) {
+    let shown = path.display().to_string();
+    progress.start(
+        Phase::Reading,
+        std::fs::metadata(path).map_or(0, |m| m.len()),
+    );
+    let mut file = match LiveFile::open(path, loader.from) {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = tx.send(Msg::LoadFailed(e.to_string()));
+            return;
+        }
+    };
+    let mut shown_any = false;
+    loop {
+        if let Some(session) = file.session() {
+            let analysis = if shown_any {
+                loader.analyse(session.clone(), None)
+            } else {
+                loader.analyse(session.clone(), Some(progress))
+            };
+            let msg = if shown_any {
+                Msg::SessionUpdated(Box::new(analysis))
+            } else {
+                Msg::Loaded(Box::new(analysis))
+            };
+            shown_any = true;
+            if tx.send(msg).is_err() {
+                return;
+            }
+        } else if !shown_any {
+            progress.start(Phase::Waiting, 0);
+        }
+        // Wait for the next change; a failed poll (file briefly unreadable while it is being
+        // replaced) is retried, the last good session stays on screen.
+        loop {
+            std::thread::sleep(FOLLOW_POLL);
+            if tx.is_closed() {
+                return;
+            }
+            match file.poll() {
+                Ok(LiveUpdate::Unchanged) => {}
+                Ok(_) => break,
+                Err(e) => {
+                    if tx.send(Msg::Notice(format!("{shown}: {e}"))).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads a pipe as it arrives; each batch of complete lines updates the session.
+fn read_stdin(input: impl Read, loader: &Loader, progress: &Progress, tx: &UnboundedSender<Msg>) {
+    progress.start(Phase::Waiting, 0);
+    let mut reader = StdinReader::new(input, "-");
+    let mut live = LiveSession::new(loader.from, None, "<stdin>");
+    let mut shown_any = false;
+    loop {
+        let (batch, done) = match reader.poll() {
+            Ok(StdinEvent::Idle) => continue,
+            Ok(StdinEvent::Lines(b)) => (b, false),
+            Ok(StdinEvent::End(b)) => (b, true),
+            Err(e) => {
+                let _ = tx.send(Msg::LoadFailed(e.to_string()));
+                return;
+            }
+        };
+        let changed = match live.apply(&batch, reader.pending()) {
+            Ok(LiveUpdate::Unchanged) => false,
+            Ok(_) => true,
+            Err(e) if done && !shown_any => {
+                let _ = tx.send(Msg::LoadFailed(e.to_string()));
+                return;
+            }
+            Err(_) => false,
+        };
+        if changed {
+            if let Some(session) = live.session() {
+                let analysis = loader.analyse(session.clone(), None);
+                let msg = if shown_any {
+                    Msg::SessionUpdated(Box::new(analysis))
+                } else {
+                    Msg::Loaded(Box::new(analysis))
+                };
+                shown_any = true;
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        }
+        if done {
+            if !shown_any {
+                let _ = tx.send(Msg::LoadFailed(
+                    "<stdin>: the input ended without a session record".into(),
+                ));
+            } else {
+                let _ = tx.send(Msg::Notice("<stdin>: end of input".into()));
+            }
+            return;
+        }
+    }
+}
