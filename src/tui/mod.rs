@@ -7,6 +7,7 @@
 
 pub mod keymap;
 pub mod msg;
+pub mod picker;
 pub mod runtime;
 pub mod state;
 pub mod theme;
