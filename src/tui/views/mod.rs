@@ -7,6 +7,7 @@ mod footer;
 mod header;
 mod help;
 mod list;
+pub mod picker;
 mod summarizer;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
