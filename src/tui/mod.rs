@@ -9,6 +9,7 @@ pub mod app;
 pub mod keymap;
 pub mod knob;
 pub mod msg;
+pub mod picker;
 pub mod runtime;
 pub mod search;
 pub mod state;

@@ -1,5 +1,6 @@
 //! Rendering: one file per pane, each a function of `&AppState` and the theme. No state is
-//! changed here; the only thing a frame reports back is the list's height (via `Msg::Viewport`).
+//! changed here; the only thing a frame reports back is where the list rows and panes went
+//! (`FrameLayout`, for the mouse and paging).
 
 mod detail;
 mod diff;
@@ -8,6 +9,7 @@ mod header;
 mod help;
 mod list;
 mod loading;
+pub mod picker;
 mod subagents;
 mod summarizer;
 
