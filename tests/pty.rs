@@ -6,11 +6,21 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn run_in_pty(args: &str, keys: &[(u64, &str)]) -> (Option<i32>, Vec<u8>, Duration) {
+    run_in_pty_with(&[], args, keys)
+}
+
+/// Runs the binary with `vars` added to its environment.
+fn run_in_pty_with(
+    vars: &[(&str, &str)],
+    args: &str,
+    keys: &[(u64, &str)],
+) -> (Option<i32>, Vec<u8>, Duration) {
     let bin = env!("CARGO_BIN_EXE_ctxray");
     let cmd = format!("stty cols 120 rows 30; {bin} {args}");
     let mut child = Command::new("script")
         .args(["-q", "-e", "-c", &cmd, "/dev/null"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -212,4 +222,47 @@ fn following_an_empty_file_waits_for_its_first_record() {
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     assert!(contains(&out, b"waiting for the first record"));
     assert!(contains(&out, b"FIRST-RECORD-MARKER"));
+}
+
+#[test]
+fn without_a_source_the_picker_opens_a_session_and_esc_comes_back() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-home-dev-demo");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/samples/claude-code-demo.jsonl"),
+        project.join("picked-demo.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(project.join("broken.jsonl"), "not json\n").unwrap();
+    let home_str = home.path().to_str().unwrap();
+    let (code, out, _) = run_in_pty_with(
+        &[("HOME", home_str), ("CLAUDE_CONFIG_DIR", "")],
+        "",
+        &[
+            (1200, "broken"),
+            (300, "\r"),
+            (500, "\x15"),
+            (300, "picked"),
+            (300, "\r"),
+            (1200, "\x1b"),
+            (400, "\x1b"),
+            (400, "\x1b"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert!(
+        contains(&out, b"found 2 sessions"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(
+        contains(&out, b"not a session"),
+        "a broken pick did not say why"
+    );
+    assert!(
+        contains(&out, b"5,077"),
+        "the picked session was not opened"
+    );
 }

@@ -395,8 +395,9 @@ fn the_app_loads_then_inspects_and_a_failed_load_fails() {
     let progress = std::sync::Arc::new(ctxray::progress::Progress::new());
     progress.start(ctxray::progress::Phase::Counting, 200);
     progress.advance(50);
+    let analysis = demo(None, &[]).analysis;
     let mut a = App::loading(
-        "big.jsonl".into(),
+        analysis.session.source.path.clone(),
         progress.clone(),
         Some("dimos".into()),
         vec!["context_window=6000".into()],
@@ -415,7 +416,19 @@ fn the_app_loads_then_inspects_and_a_failed_load_fails() {
         text.contains("counting tokens · 50 / 200 messages"),
         "{text}"
     );
-    let analysis = demo(None, &[]).analysis;
+    // A load abandoned earlier (another source) is not shown in its place.
+    let mut stale = App::loading(
+        "other.jsonl".into(),
+        progress.clone(),
+        None,
+        Vec::new(),
+        false,
+    );
+    app::update(&mut stale, Msg::Loaded(Box::new(demo(None, &[]).analysis)));
+    assert!(
+        stale.animates(),
+        "a stale result replaced the load in front"
+    );
     app::update(&mut a, Msg::Loaded(Box::new(analysis)));
     let Screen::Inspect(state) = &a.screen else {
         panic!("still loading")

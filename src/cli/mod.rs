@@ -200,37 +200,23 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
 fn inspect(cli: Cli) -> anyhow::Result<i32> {
     use crate::tui::runtime::{self, Exit, Start};
     use crate::tui::tasks::{Loader, Source};
-    let Some(source) = cli.source.as_deref() else {
-        return Err(anyhow!(
-            "no SOURCE given: `ctxray FILE` opens the inspector, `ctxray report FILE` prints a report (see --help)"
-        ));
-    };
     if let Some(name) = &cli.preset {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
     let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
-    let source = if source == "-" {
-        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-            return Err(anyhow!(
-                "`-` reads a session from stdin, but stdin is a terminal: pipe a session in"
-            ));
-        }
-        Source::Stdin
-    } else {
-        let path = PathBuf::from(source);
-        std::fs::metadata(&path).with_context(|| format!("{source}: cannot read"))?;
-        if cli.follow {
-            Source::Follow(path)
-        } else {
-            Source::Path(path)
-        }
+    let source = match cli.source.as_deref() {
+        None => None,
+        Some(source) => Some(source_of(source, cli.follow)?),
     };
     if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        return Err(anyhow!(
-            "stdout is not a terminal: use `ctxray report {}` for a printed report",
-            source.shown()
-        ));
+        return Err(anyhow!(match &source {
+            Some(s) => format!(
+                "stdout is not a terminal: use `ctxray report {}` for a printed report",
+                s.shown()
+            ),
+            None => "stdout is not a terminal: the session picker needs one; give a SOURCE to `ctxray report`".into(),
+        }));
     }
     let loader = Loader {
         from: cli.common.from,
@@ -240,7 +226,7 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     // A small file is read before the screen is taken, so a broken one is refused without
     // flashing the screen; a large one loads behind the progress gauge.
     let loaded = match &source {
-        Source::Path(path)
+        Some(Source::Path(path))
             if std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) =>
         {
             let session = formats::load_path(path, loader.from)?;
@@ -260,6 +246,27 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         Exit::Signal(n) => Ok(128 + n),
         Exit::Failed(error) => Err(anyhow!(error)),
     }
+}
+
+/// The inspector's source: `-` (stdin, which must be a pipe), a followed file, or a path.
+fn source_of(source: &str, follow: bool) -> anyhow::Result<crate::tui::tasks::Source> {
+    use crate::tui::tasks::Source;
+    Ok(if source == "-" {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(anyhow!(
+                "`-` reads a session from stdin, but stdin is a terminal: pipe a session in"
+            ));
+        }
+        Source::Stdin
+    } else {
+        let path = PathBuf::from(source);
+        std::fs::metadata(&path).with_context(|| format!("{source}: cannot read"))?;
+        if follow {
+            Source::Follow(path)
+        } else {
+            Source::Path(path)
+        }
+    })
 }
 
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {

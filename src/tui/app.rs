@@ -1,5 +1,6 @@
-//! The inspector's screens and how it moves between them: loading (a progress gauge while a
-//! session is read, parsed and counted) and inspecting it.
+//! The inspector's screens and how it moves between them: the session picker (no SOURCE
+//! given), loading (a progress gauge while a session is read, parsed and counted) and
+//! inspecting it; Esc in the inspector goes back to the picker it came from.
 //!
 //! Owns: `App` (the screen in front and what the next screen needs) and its pure `update`,
 //! which hands inspector messages to `update::update`. Must not: do IO (loading happens in
@@ -8,6 +9,7 @@
 use std::sync::Arc;
 
 use super::msg::{Effect, Msg};
+use super::picker::{self, PickerOutcome, PickerState};
 use super::state::AppState;
 use crate::progress::Progress;
 
@@ -19,6 +21,7 @@ pub struct Loading {
 }
 
 pub enum Screen {
+    Picker(Box<PickerState>),
     Loading(Loading),
     Inspect(Box<AppState>),
 }
@@ -30,6 +33,8 @@ pub struct App {
     pub sets: Vec<String>,
     /// The source keeps growing (a followed file, a pipe).
     pub live: bool,
+    /// The picker a session was opened from: Esc returns to it.
+    pub picker: Option<PickerState>,
 }
 
 impl App {
@@ -46,6 +51,18 @@ impl App {
             preset,
             sets,
             live,
+            picker: None,
+        }
+    }
+
+    /// The session picker, waiting for discovery.
+    pub fn picking(picker: PickerState, preset: Option<String>, sets: Vec<String>) -> App {
+        App {
+            screen: Screen::Picker(Box::new(picker)),
+            preset,
+            sets,
+            live: false,
+            picker: None,
         }
     }
 
@@ -56,13 +73,14 @@ impl App {
             preset: state.preset.clone(),
             sets: state.sets.clone(),
             screen: Screen::Inspect(Box::new(state)),
+            picker: None,
         }
     }
 
     pub fn inspector(&self) -> Option<&AppState> {
         match &self.screen {
             Screen::Inspect(s) => Some(s),
-            Screen::Loading(_) => None,
+            Screen::Loading(_) | Screen::Picker(_) => None,
         }
     }
 
@@ -70,14 +88,51 @@ impl App {
     pub fn animates(&self) -> bool {
         matches!(self.screen, Screen::Loading(_))
     }
+
+    /// The progress of the load in front, for the task that does it.
+    pub fn progress(&self) -> Option<Arc<Progress>> {
+        match &self.screen {
+            Screen::Loading(l) => Some(Arc::clone(&l.progress)),
+            _ => None,
+        }
+    }
 }
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     match (&mut app.screen, msg) {
         (_, Msg::Quit) => vec![Effect::Quit],
+        (Screen::Picker(p), Msg::Discovered(found)) => {
+            p.set_discovery(found);
+            Vec::new()
+        }
+        (Screen::Picker(p), Msg::Picker(input)) => {
+            p.notice = None;
+            match picker::update(p, input) {
+                None => Vec::new(),
+                Some(PickerOutcome::Quit) => vec![Effect::Quit],
+                Some(PickerOutcome::Open(path, format)) => {
+                    let source = path.display().to_string();
+                    let from = std::mem::replace(
+                        &mut app.screen,
+                        Screen::Loading(Loading {
+                            source,
+                            progress: Arc::new(Progress::new()),
+                        }),
+                    );
+                    if let Screen::Picker(p) = from {
+                        app.picker = Some(*p);
+                    }
+                    vec![Effect::Load(path, format)]
+                }
+            }
+        }
+        (Screen::Picker(_), _) => Vec::new(),
+        // A load abandoned with Esc may still finish: only the one on screen is shown.
+        (Screen::Loading(l), Msg::Loaded(analysis)) if analysis.session.source.path != l.source => {
+            Vec::new()
+        }
         (Screen::Loading(_), Msg::Loaded(analysis)) => {
-            let mut state =
-                AppState::new(*analysis, app.preset.take(), std::mem::take(&mut app.sets));
+            let mut state = AppState::new(*analysis, app.preset.clone(), app.sets.clone());
             state.following = app.live;
             if app.live {
                 state.selected = state.len().saturating_sub(1);
@@ -85,13 +140,37 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.screen = Screen::Inspect(Box::new(state));
             vec![Effect::Redraw]
         }
-        (Screen::Loading(_), Msg::LoadFailed(error)) => vec![Effect::Fail(error)],
-        (Screen::Loading(_), Msg::Back) => vec![Effect::Quit],
+        (Screen::Loading(_), Msg::LoadFailed(error)) => match app.picker.take() {
+            Some(mut p) => {
+                p.notice = Some(error);
+                app.screen = Screen::Picker(Box::new(p));
+                Vec::new()
+            }
+            None => vec![Effect::Fail(error)],
+        },
+        (Screen::Loading(_), Msg::Back) => back_to_picker(app),
         (Screen::Loading(_), _) => Vec::new(),
         (Screen::Inspect(state), Msg::LoadFailed(error)) => {
             state.notice = Some(error);
             Vec::new()
         }
-        (Screen::Inspect(state), msg) => super::update::update(state, msg),
+        (Screen::Inspect(state), msg) => {
+            let effects = super::update::update(state, msg);
+            if effects.contains(&Effect::Quit) && app.picker.is_some() {
+                return back_to_picker(app);
+            }
+            effects
+        }
+    }
+}
+
+/// Leaves the session for the picker it was chosen in, or quits when there is none.
+fn back_to_picker(app: &mut App) -> Vec<Effect> {
+    match app.picker.take() {
+        Some(p) => {
+            app.screen = Screen::Picker(Box::new(p));
+            Vec::new()
+        }
+        None => vec![Effect::Quit],
     }
 }

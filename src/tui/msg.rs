@@ -12,6 +12,10 @@ pub enum Msg {
     LoadFailed(String),
     /// The followed file changed: the session analysed again.
     SessionUpdated(Box<crate::analysis::Analysis>),
+    /// Session discovery for the picker finished.
+    Discovered(crate::live::discover::Discovery),
+    /// A key or click on the session picker.
+    Picker(crate::tui::picker::PickerInput),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
     Up,
@@ -92,6 +96,8 @@ pub struct FrameLayout {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Start loading this session (the app shows the loading screen).
+    Load(std::path::PathBuf, Option<crate::session::Format>),
     /// Leave the terminal and report this error (exit status 2).
     Fail(String),
     /// The screen changed without an input of its own.

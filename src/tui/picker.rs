@@ -82,6 +82,8 @@ pub struct PickerState {
     viewport: u16,
     /// The moment last-activity times are shown relative to.
     now: SystemTime,
+    /// Why the last session chosen could not be opened, shown in place of its path.
+    pub notice: Option<String>,
 }
 
 impl Default for PickerState {
@@ -103,6 +105,7 @@ impl PickerState {
             offset: 0,
             viewport: 20,
             now: SystemTime::now(),
+            notice: None,
         }
     }
 

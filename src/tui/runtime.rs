@@ -20,9 +20,11 @@ use tokio::sync::mpsc;
 use super::app::{self, App, Screen};
 use super::keymap::map_key;
 use super::msg::{Effect, Msg};
+use super::picker::{self, PickerInput, PickerState};
 use super::tasks::{self, Loader, Source};
 use super::theme::Theme;
 use super::views;
+use crate::live::discover::Locations;
 use crate::progress::Progress;
 
 /// How the inspector ended.
@@ -38,7 +40,8 @@ pub enum Exit {
 
 /// What the inspector opens on.
 pub struct Start {
-    pub source: Source,
+    /// `None`: the session picker.
+    pub source: Option<Source>,
     pub loader: Loader,
     /// The session, when it was already loaded (a small file): no loading screen.
     pub loaded: Option<crate::analysis::Analysis>,
@@ -77,20 +80,37 @@ async fn event_loop(
     theme: &Theme,
 ) -> io::Result<Exit> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
-    let progress = Arc::new(Progress::new());
-    let mut app = App::loading(
-        start.source.shown(),
-        Arc::clone(&progress),
-        start.preset,
-        start.sets,
-        start.source.is_live(),
-    );
-    match start.loaded {
-        Some(analysis) => {
-            app::update(&mut app, Msg::Loaded(Box::new(analysis)));
+    let loader = start.loader;
+    let mut app = match start.source {
+        Some(source) => {
+            let progress = Arc::new(Progress::new());
+            let mut app = App::loading(
+                source.shown(),
+                Arc::clone(&progress),
+                start.preset,
+                start.sets,
+                source.is_live(),
+            );
+            match start.loaded {
+                Some(analysis) => {
+                    app::update(&mut app, Msg::Loaded(Box::new(analysis)));
+                }
+                None => tasks::spawn_load(source, loader.clone(), progress, tx.clone()),
+            }
+            app
         }
-        None => tasks::spawn_load(start.source, start.loader, progress, tx.clone()),
-    }
+        None => {
+            let mut picker = PickerState::new();
+            match Locations::from_env() {
+                Ok(locations) => {
+                    picker = picker.with_locations(locations.clone());
+                    tasks::spawn_discover(locations, tx.clone());
+                }
+                Err(e) => picker.set_error(e.to_string()),
+            }
+            App::picking(picker, start.preset, start.sets)
+        }
+    };
 
     let mut events = EventStream::new();
     let mut term = signal(SignalKind::terminate())?;
@@ -109,7 +129,7 @@ async fn event_loop(
                     if matches!(event, Event::Resize(..)) {
                         dirty = true;
                     }
-                    to_msg(&app, event)
+                    to_msg(&app, event, terminal.size().unwrap_or_default().into())
                 }
                 Some(Err(e)) => return Err(e),
                 None => return Ok(Exit::Quit),
@@ -128,6 +148,15 @@ async fn event_loop(
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
                 Effect::Fail(error) => return Ok(Exit::Failed(error)),
+                Effect::Load(path, from) => {
+                    if let Some(progress) = app.progress() {
+                        let loader = Loader {
+                            from: from.or(loader.from),
+                            ..loader.clone()
+                        };
+                        tasks::spawn_load(Source::Path(path), loader, progress, tx.clone());
+                    }
+                }
                 Effect::Redraw => {}
             }
         }
@@ -141,8 +170,17 @@ fn draw(terminal: &mut DefaultTerminal, app: &mut App, theme: &Theme) -> io::Res
     for _ in 0..2 {
         let mut layout = None;
         terminal.draw(|frame| layout = views::render_app(frame, app, theme))?;
-        let (Some(layout), Screen::Inspect(state)) = (layout, &mut app.screen) else {
+        let Some(layout) = layout else {
             return Ok(());
+        };
+        let state = match &mut app.screen {
+            Screen::Inspect(state) => state,
+            Screen::Picker(p) => {
+                let rows = layout.rows.len().min(usize::from(u16::MAX)) as u16;
+                picker::update(p, PickerInput::Viewport(rows));
+                return Ok(());
+            }
+            Screen::Loading(_) => return Ok(()),
         };
         if layout == state.layout {
             return Ok(());
@@ -156,7 +194,18 @@ fn draw(terminal: &mut DefaultTerminal, app: &mut App, theme: &Theme) -> io::Res
     Ok(())
 }
 
-fn to_msg(app: &App, event: Event) -> Option<Msg> {
+fn to_msg(app: &App, event: Event, area: ratatui::layout::Rect) -> Option<Msg> {
+    if let Screen::Picker(_) = app.screen {
+        return match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                picker::picker_input(key).map(Msg::Picker)
+            }
+            Event::Mouse(m) => {
+                picker::picker_mouse(m, views::picker::list_area(area)).map(Msg::Picker)
+            }
+            _ => None,
+        };
+    }
     let prompt_open = app.inspector().is_some_and(|s| s.prompt.is_some());
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => map_key(key, prompt_open),

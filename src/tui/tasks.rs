@@ -81,6 +81,13 @@ pub fn spawn_load(
     });
 }
 
+/// Finds the sessions on this machine for the picker.
+pub fn spawn_discover(locations: crate::live::discover::Locations, tx: UnboundedSender<Msg>) {
+    std::thread::spawn(move || {
+        let _ = tx.send(Msg::Discovered(crate::live::discover::discover(&locations)));
+    });
+}
+
 /// Reads a file in chunks (so the reading shows progress), then parses and counts.
 fn load_once(
     path: &std::path::Path,

@@ -39,6 +39,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
+        Msg::Discovered(_) | Msg::Picker(_) => {}
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -80,6 +81,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Loaded(_)
             | Msg::LoadFailed(_)
             | Msg::Notice(_)
+            | Msg::Discovered(_)
             | Msg::Frame(_)
             | Msg::Viewport(_)
     )

@@ -32,10 +32,10 @@ pub fn render(frame: &mut Frame, area: Rect, loading: &Loading, theme: &Theme) {
     let (done, total) = p.amounts();
     let label = match (phase, total) {
         (Phase::Reading, t) if t > 0 => format!(
-            "{} · {} / {} MB",
+            "{} · {:.1} / {:.1} MB",
             phase.as_str(),
-            done / 1_000_000,
-            total / 1_000_000
+            done as f64 / 1e6,
+            total as f64 / 1e6
         ),
         (Phase::Counting, t) if t > 0 => format!(
             "{} · {} / {} messages",

@@ -29,6 +29,13 @@ pub fn render_app(frame: &mut Frame, app: &App, theme: &Theme) -> Option<FrameLa
             None
         }
         Screen::Inspect(state) => Some(render(frame, state, theme)),
+        Screen::Picker(p) => {
+            let rows = picker::render(frame, frame.area(), p, theme);
+            Some(FrameLayout {
+                rows: vec![None; usize::from(rows)],
+                ..FrameLayout::default()
+            })
+        }
     }
 }
 

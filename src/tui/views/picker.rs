@@ -334,7 +334,10 @@ pub fn tool_role(tool: Format) -> &'static str {
 }
 
 fn render_path(frame: &mut Frame, area: Rect, state: &PickerState, theme: &Theme) {
-    if let Some(f) = state.selected_found() {
+    if let Some(notice) = &state.notice {
+        let text = format!(" {notice}");
+        frame.render_widget(Paragraph::new(Span::styled(text, theme.fg("warn"))), area);
+    } else if let Some(f) = state.selected_found() {
         let path = format!(" {}", f.path.display());
         frame.render_widget(Paragraph::new(Span::styled(path, theme.fg("dim"))), area);
     }
