@@ -315,6 +315,18 @@ fn env_overrides_replace_one_root_each() {
         Locations::from_vars(&home, |_| None),
         Locations::under_home(&home)
     );
+    let loc = Locations::from_vars(&home, |name| match name {
+        "OPENHANDS_PERSISTENCE_DIR" => Some(OsString::from("/srv/oh")),
+        "GEMINI_CLI_HOME" => Some(OsString::from("/srv/g")),
+        _ => None,
+    });
+    assert_eq!(loc.openhands, PathBuf::from("/srv/oh"));
+    assert_eq!(
+        loc.gemini,
+        PathBuf::from("/srv/g/.gemini"),
+        "GEMINI_CLI_HOME is a home"
+    );
+    assert_eq!(loc.claude, PathBuf::from("/home/u/.claude"));
     let env = Locations::from_env().unwrap();
     assert!(env.openhands.ends_with(".openhands") && env.gemini.ends_with(".gemini"));
 }

@@ -367,8 +367,16 @@ fn an_empty_home_says_where_it_looked_and_how_to_look_elsewhere() {
             "set CLAUDE_CONFIG_DIR to look elsewhere",
         ),
         ("Codex", ".codex", "set CODEX_HOME to look elsewhere"),
-        ("OpenHands", ".openhands", "fixed location"),
-        ("Gemini CLI", ".gemini", "fixed location"),
+        (
+            "OpenHands",
+            ".openhands",
+            "set OPENHANDS_PERSISTENCE_DIR to look elsewhere",
+        ),
+        (
+            "Gemini CLI",
+            ".gemini",
+            "set GEMINI_CLI_HOME (its parent) to look elsewhere",
+        ),
     ] {
         let root = home.join(dir).display().to_string();
         let at = shot

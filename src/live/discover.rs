@@ -37,9 +37,11 @@ pub struct Locations {
     pub claude: PathBuf,
     /// Codex: `$CODEX_HOME`, else `~/.codex` (`sessions/**/rollout-*.jsonl`, `archived_sessions/`).
     pub codex: PathBuf,
-    /// OpenHands: `~/.openhands` (`conversations/*/`, `agent-canvas/conversations/*/`).
+    /// OpenHands: `$OPENHANDS_PERSISTENCE_DIR`, else `~/.openhands` (`conversations/*/`,
+    /// `agent-canvas/conversations/*/`).
     pub openhands: PathBuf,
-    /// Gemini CLI: `~/.gemini` (`tmp/*/chats/*.json[l]`, `tmp/*/checkpoint-*.json`).
+    /// Gemini CLI: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (`tmp/*/chats/*.json[l]`,
+    /// `tmp/*/checkpoint-*.json`).
     pub gemini: PathBuf,
 }
 
@@ -53,8 +55,9 @@ impl Locations {
         }))
     }
 
-    /// The roots under `home`, with `CLAUDE_CONFIG_DIR` / `CODEX_HOME` looked up through `var`
-    /// (an empty value counts as unset).
+    /// The roots under `home`, with each tool's own override looked up through `var`
+    /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `OPENHANDS_PERSISTENCE_DIR`, and `GEMINI_CLI_HOME`,
+    /// which Gemini CLI takes as the home its `.gemini` lives in); an empty value is unset.
     pub fn from_vars(home: &Path, var: impl Fn(&str) -> Option<OsString>) -> Locations {
         let mut loc = Locations::under_home(home);
         if let Some(dir) = var("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
@@ -62,6 +65,12 @@ impl Locations {
         }
         if let Some(dir) = var("CODEX_HOME").filter(|v| !v.is_empty()) {
             loc.codex = PathBuf::from(dir);
+        }
+        if let Some(dir) = var("OPENHANDS_PERSISTENCE_DIR").filter(|v| !v.is_empty()) {
+            loc.openhands = PathBuf::from(dir);
+        }
+        if let Some(dir) = var("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
+            loc.gemini = PathBuf::from(dir).join(".gemini");
         }
         loc
     }

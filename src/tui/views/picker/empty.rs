@@ -48,7 +48,7 @@ const ROOTS: [Root; 4] = [
         role: "agent_openhands",
         default: "~/.openhands",
         layout: "conversations/*/, agent-canvas/conversations/*/",
-        env: None,
+        env: Some("OPENHANDS_PERSISTENCE_DIR"),
         of: |l| &l.openhands,
     },
     Root {
@@ -56,7 +56,7 @@ const ROOTS: [Root; 4] = [
         role: "agent_gemini",
         default: "~/.gemini",
         layout: "tmp/*/chats/, tmp/*/checkpoint-*.json",
-        env: None,
+        env: Some("GEMINI_CLI_HOME (its parent)"),
         of: |l| &l.gemini,
     },
 ];
