@@ -461,3 +461,29 @@ fn the_readme_key_table_is_the_keymap() {
         "README's key table differs from the keymap"
     );
 }
+
+#[test]
+fn f_jumps_through_the_findings_messages() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    let named: Vec<(usize, String)> = s
+        .findings()
+        .iter()
+        .map(|f| (f.messages[0], f.code.to_string()))
+        .collect();
+    assert!(named.len() >= 2, "{named:?}");
+    update(&mut s, Msg::NextFinding);
+    assert_eq!(s.selected, named[0].0);
+    assert!(s.notice.as_deref().unwrap().contains(&named[0].1));
+    update(&mut s, Msg::NextFinding);
+    assert_eq!(s.selected, named[1].0);
+    update(&mut s, Msg::PrevFinding);
+    update(&mut s, Msg::PrevFinding);
+    assert_eq!(s.selected, named.last().unwrap().0, "F wraps backwards");
+    update(&mut s, Msg::ShowDiff);
+    let text = screen(&s, 150, 120);
+    let marked = text
+        .lines()
+        .find(|l| l.contains('▶'))
+        .expect("no finding marked");
+    assert!(marked.contains(&named.last().unwrap().1), "{marked}");
+}

@@ -135,6 +135,18 @@ const BINDINGS: &[Binding] = &[
         msg: || Msg::SearchPrev,
     },
     Binding {
+        keys: "f F",
+        help: "jump to the next / previous finding's message",
+        listens: &[plain('f')],
+        msg: || Msg::NextFinding,
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('F')],
+        msg: || Msg::PrevFinding,
+    },
+    Binding {
         keys: "a",
         help: "subagents of this session",
         listens: &[plain('a')],

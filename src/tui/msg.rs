@@ -44,6 +44,9 @@ pub enum Msg {
     Prompt(PromptKind),
     /// A key typed into the open prompt.
     PromptEdit(Edit),
+    /// Jump to the message the next (previous) finding names.
+    NextFinding,
+    PrevFinding,
     /// Next / previous match of the last search.
     SearchNext,
     SearchPrev,

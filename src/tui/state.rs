@@ -62,6 +62,8 @@ pub struct AppState {
     pub search: Option<Search>,
     /// Where the last frame put the list rows and panes (for the mouse).
     pub layout: FrameLayout,
+    /// The finding last jumped to (`f`), an index into [`AppState::findings`].
+    pub finding: Option<usize>,
     /// The subagent chooser, open with this child selected.
     pub subagents: Option<usize>,
     /// When this is a subagent's view: the parent's state and the child's slot in it.
@@ -100,6 +102,7 @@ impl AppState {
             layout: FrameLayout::default(),
             subagents: None,
             parent: None,
+            finding: None,
         };
         state.replan();
         state
@@ -115,6 +118,7 @@ impl AppState {
 
     /// Recomputes the plan of the active preset (pure: no IO).
     pub fn replan(&mut self) {
+        self.finding = None;
         self.plan = None;
         self.fates.clear();
         self.diff = None;
@@ -134,6 +138,17 @@ impl AppState {
 
     pub fn fate(&self, index: usize) -> Fate {
         self.fates.get(index).copied().unwrap_or(Fate::Untouched)
+    }
+
+    /// Every finding that names a message: the session's, then the active plan's.
+    pub fn findings(&self) -> Vec<&crate::compaction::Finding> {
+        let plan = self.plan.iter().flat_map(|p| &p.findings);
+        self.analysis
+            .findings
+            .iter()
+            .chain(plan)
+            .filter(|f| !f.messages.is_empty())
+            .collect()
     }
 
     /// The context window the gauge is drawn against: the active preset's own window setting

@@ -49,6 +49,8 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Subagents => open_subagents(state),
         Msg::Prompt(kind) => state.prompt = Some((kind, String::new())),
         Msg::PromptEdit(edit) => return prompt_edit(state, edit),
+        Msg::NextFinding => jump_to_finding(state, false),
+        Msg::PrevFinding => jump_to_finding(state, true),
         Msg::SearchNext => jump_to_match(state, false),
         Msg::SearchPrev => jump_to_match(state, true),
         Msg::Click { column, row } => click(state, column, row),
@@ -338,6 +340,37 @@ fn jump_to_match(state: &mut AppState, back: bool) {
         Some(i) => select(state, i),
         None => state.notice = Some(format!("/{}: no message holds it", s.query)),
     }
+}
+
+/// Selects the first message the next (or previous) finding names and says which it is.
+fn jump_to_finding(state: &mut AppState, back: bool) {
+    let count = state.findings().len();
+    if count == 0 {
+        state.notice = Some("no finding names a message".into());
+        return;
+    }
+    let at = match (state.finding, back) {
+        (None, false) => 0,
+        (None, true) => count - 1,
+        (Some(i), false) => (i + 1) % count,
+        (Some(i), true) => (i + count - 1) % count,
+    };
+    let (target, notice) = {
+        let f = state.findings()[at];
+        (
+            f.messages[0],
+            format!(
+                "finding {}/{count}: {} {} — {}",
+                at + 1,
+                f.severity.as_str(),
+                f.code,
+                f.detail
+            ),
+        )
+    };
+    state.finding = Some(at);
+    select(state, target);
+    state.notice = Some(notice);
 }
 
 /// `:set NAME=VALUE`, `:unset NAME`, `:preset NAME`, `:q`, or a bare `NAME=VALUE`.

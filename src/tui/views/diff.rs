@@ -71,11 +71,14 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
         }
     }
     out.push(Line::raw(""));
+    let jumped = state.finding.and_then(|i| state.findings().get(i).copied());
     for f in state.analysis.findings.iter().chain(&plan.findings) {
         let at: Vec<String> = f.messages.iter().take(8).map(|i| format!("#{i}")).collect();
+        let here = jumped.is_some_and(|j| std::ptr::eq(j, f));
         out.push(Line::from(vec![
+            Span::styled(if here { "▶" } else { " " }, theme.bold("title")),
             Span::styled(
-                format!(" {:<5} ", f.severity.as_str()),
+                format!("{:<5} ", f.severity.as_str()),
                 theme.fg(f.severity.as_str()),
             ),
             Span::styled(format!("{} {} ", f.code, at.join(",")), theme.bold("title")),
