@@ -16,3 +16,4 @@ pub mod secrets;
 pub mod session;
 pub mod tokens;
 pub mod tui;
+pub mod write;

@@ -3,6 +3,7 @@
 //! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). Commands
 //! print to stdout; errors are one line on stderr and exit 2.
 
+mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
 mod plan_cmd;
@@ -84,6 +85,24 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Run the compaction `plan` shows: the summary (offline digest, or a real model) inserted
+    /// where the framework puts it; the history before and after.
+    Compact {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        #[command(flatten)]
+        summarizer: SummarizerArgs,
+        /// Write the compacted session here (OpenAI chat JSON; secrets masked).
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Overwrite OUT if it exists (even when it is the input).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        common: Common,
+    },
     /// The compaction presets, the framework version each emulates, and their settings.
     Presets {
         #[command(flatten)]
@@ -115,6 +134,31 @@ pub struct PresetArgs {
     /// A preset setting, with the framework's own parameter name (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub sets: Vec<String>,
+}
+
+/// Which summarizer `compact` calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum SummarizerKind {
+    /// No network: the framework's own offline digest, or ctxray's extractive one.
+    #[default]
+    Offline,
+    /// An OpenAI-compatible Chat Completions endpoint (`OPENAI_API_KEY`).
+    Openai,
+    /// The Anthropic Messages API (`ANTHROPIC_API_KEY`).
+    Anthropic,
+}
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct SummarizerArgs {
+    /// The summarizer: offline (default, no network), openai or anthropic.
+    #[arg(long, value_enum, default_value = "offline")]
+    pub summarizer: SummarizerKind,
+    /// Endpoint of the network summarizer (default: the provider's public API).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model the network summarizer runs.
+    #[arg(long, value_name = "M")]
+    pub summarizer_model: Option<String>,
 }
 
 /// Flags every command takes.
@@ -189,6 +233,21 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             preset,
             common,
         } => diff(&source, &preset, &common),
+        Command::Compact {
+            source,
+            preset,
+            summarizer,
+            output,
+            force,
+            common,
+        } => compact(
+            &source,
+            &preset,
+            &summarizer,
+            output.as_deref(),
+            force,
+            &common,
+        ),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
@@ -307,6 +366,74 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
         other => return Err(unsupported(other, "diff")),
     }
     out.flush().ok();
+    Ok(0)
+}
+
+fn compact(
+    source: &str,
+    preset: &PresetArgs,
+    summarizer: &SummarizerArgs,
+    output: Option<&Path>,
+    force: bool,
+    common: &Common,
+) -> anyhow::Result<i32> {
+    let format = common.output();
+    if !matches!(format, OutputFormat::Text | OutputFormat::Json) {
+        return Err(unsupported(format, "compact"));
+    }
+    if let Some(out) = output {
+        if out.exists() && !force {
+            return Err(anyhow!(
+                "{}: exists; give --force to overwrite it",
+                out.display()
+            ));
+        }
+    }
+    let registry = crate::config::load_registry(common.config.as_deref())?;
+    let (analysis, plan) = planned(source, preset, common)?;
+    let (name, summary, masked) = match summarizer.summarizer {
+        SummarizerKind::Offline => ("offline".to_string(), compact_cmd::offline(&analysis, &plan), 0),
+        other => return Err(anyhow!(
+            "--summarizer {}: the network summarizers are not available in this build; use --summarizer offline",
+            other.to_possible_value().map_or("?".into(), |v| v.get_name().to_string())
+        )),
+    };
+    let done = compact_cmd::compacted(
+        &analysis,
+        &plan,
+        name,
+        summary,
+        masked,
+        &registry,
+        &common.options(),
+    );
+    if let Some(out) = output {
+        let (doc, _) = crate::write::openai_chat::to_json(&done.after.session);
+        let mut bytes = serde_json::to_vec_pretty(&doc)?;
+        bytes.push(b'\n');
+        let input = (source != "-").then(|| Path::new(source));
+        crate::write::write_file(out, &bytes, input, force)?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    match format {
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut stdout,
+                &compact_cmd::compact_json(&analysis, &plan, &done),
+            )?;
+            writeln!(stdout)?;
+        }
+        _ => {
+            let st = style::Style {
+                on: style::use_color(common.no_color),
+            };
+            compact_cmd::write_text(&mut stdout, &analysis, &plan, &done, st)?;
+            if let Some(out) = output {
+                writeln!(stdout, "\nwrote {}", out.display())?;
+            }
+        }
+    }
+    stdout.flush().ok();
     Ok(0)
 }
 

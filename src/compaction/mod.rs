@@ -3,8 +3,11 @@
 //!
 //! Pure and headless: reads a parsed session and its counts, returns a `Plan`.
 
+pub mod apply;
+pub mod digest;
 pub mod findings;
 pub mod groups;
+pub mod outcome;
 pub mod plan;
 pub mod preset;
 pub mod presets;

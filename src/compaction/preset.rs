@@ -78,6 +78,19 @@ pub trait Preset: Sync {
     fn params(&self) -> &'static [ParamSpec];
     /// The plan for `input` under `settings`.
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError>;
+    /// The summary the framework itself writes without a model (its offline or fallback
+    /// digest), when it has one; `None` lets ctxray's extractive digest stand in.
+    fn offline_summary(&self, _input: &PlanInput, _plan: &Plan) -> Option<String> {
+        None
+    }
+}
+
+/// The offline summary of a fired plan: the framework's own digest where it has one, else
+/// ctxray's extractive digest of the summarized range.
+pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> String {
+    preset
+        .offline_summary(input, plan)
+        .unwrap_or_else(|| super::digest::digest(input.session, &plan.split.summarized))
 }
 
 /// Every preset, in the order `ctxray presets` lists them.

@@ -1,0 +1,184 @@
+//! `ctxray compact`: run the compaction `plan` shows — the summary from the offline digest (or,
+//! when asked, a real model) inserted where the framework puts it — and show the history before
+//! and after, the summary, and what only a real run can show.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use super::plan_cmd;
+use super::style::Style;
+use crate::analysis::Analysis;
+use crate::compaction::plan::Plan;
+use crate::compaction::preset::{self, PlanInput};
+use crate::compaction::{apply, outcome, Finding};
+use crate::tokens::Registry;
+
+/// A compaction carried out.
+pub struct Compaction {
+    /// `offline`, `openai:MODEL`, `anthropic:MODEL`.
+    pub summarizer: String,
+    /// The summarizer's text as returned (before any prefix the framework adds).
+    pub summary: Option<String>,
+    pub after: Analysis,
+    pub findings: Vec<Finding>,
+    /// Secrets masked in the request before it was sent.
+    pub masked: usize,
+}
+
+/// The compacted history of a plan with `summary` inserted, analysed like the source.
+pub fn compacted(
+    analysis: &Analysis,
+    plan: &Plan,
+    summarizer: String,
+    summary: Option<String>,
+    masked: usize,
+    registry: &Registry,
+    options: &crate::analysis::Options,
+) -> Compaction {
+    let session = apply::apply(&analysis.session, plan, summary.as_deref());
+    let mut options = options.clone();
+    options.model = options.model.or_else(|| analysis.model.clone());
+    let after = Analysis::new(session, registry, &options);
+    let findings = outcome::findings(
+        &analysis.session,
+        plan,
+        summary.as_deref(),
+        analysis.total_tokens(),
+        after.total_tokens(),
+    );
+    Compaction {
+        summarizer,
+        summary,
+        after,
+        findings,
+        masked,
+    }
+}
+
+/// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).
+pub fn offline(analysis: &Analysis, plan: &Plan) -> Option<String> {
+    if !plan.trigger.fired || plan.insertion.is_none() {
+        return None;
+    }
+    let p = preset::find(plan.preset).ok()?;
+    Some(preset::offline_summary(p, &PlanInput::new(analysis), plan))
+}
+
+pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
+    let mut doc = plan_cmd::plan_json(before, plan);
+    let messages: Vec<Value> = c
+        .after
+        .session
+        .messages
+        .iter()
+        .zip(&c.after.counts.messages)
+        .map(|(m, n)| json!({"role": m.role.as_str(), "tokens": n.total()}))
+        .collect();
+    let findings: Vec<Value> = c
+        .findings
+        .iter()
+        .map(|f| {
+            json!({"code": f.code, "severity": f.severity.as_str(), "messages": f.messages, "detail": f.detail})
+        })
+        .collect();
+    if let Value::Object(map) = &mut doc {
+        map.insert(
+            "result".into(),
+            json!({
+                "summarizer": c.summarizer,
+                "summary": c.summary,
+                "tokens_before": before.total_tokens(),
+                "tokens_after": c.after.total_tokens(),
+                "secrets_masked": c.masked,
+                "messages": messages,
+                "findings": findings,
+            }),
+        );
+    }
+    doc
+}
+
+pub fn write_text(
+    out: &mut impl Write,
+    before: &Analysis,
+    plan: &Plan,
+    c: &Compaction,
+    st: Style,
+) -> std::io::Result<()> {
+    let b = before.total_tokens();
+    let a = c.after.total_tokens();
+    writeln!(
+        out,
+        "{}  {} → {}",
+        st.bold(&format!("{} · {}", before.session.source.path, plan.preset)),
+        before.session.messages.len(),
+        c.after.session.messages.len()
+    )?;
+    if !plan.trigger.fired {
+        writeln!(
+            out,
+            "{}",
+            st.dim(&format!("does not fire: {}", plan.trigger.reason))
+        )?;
+        return Ok(());
+    }
+    let largest = b.max(a).max(1);
+    for (label, n) in [("before", b), ("after", a)] {
+        let width = n * 40 / largest;
+        writeln!(out, "  {label:<7}{:<40} {n:>9} tokens", "█".repeat(width))?;
+    }
+    let saved = b as i64 - a as i64;
+    writeln!(
+        out,
+        "  {}",
+        st.dim(&format!(
+            "{} {} tokens ({:.1}%) · summarizer: {}{}",
+            if saved >= 0 { "freed" } else { "grew by" },
+            saved.abs(),
+            saved.abs() as f64 * 100.0 / b.max(1) as f64,
+            c.summarizer,
+            if c.masked > 0 {
+                format!(" · {} secret(s) masked before sending", c.masked)
+            } else {
+                String::new()
+            }
+        ))
+    )?;
+    if let Some(s) = &c.summary {
+        writeln!(out, "\n{}", st.bold("summary"))?;
+        for line in s.lines() {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    writeln!(out, "\n{}", st.bold("compacted history"))?;
+    for (m, n) in c
+        .after
+        .session
+        .messages
+        .iter()
+        .zip(&c.after.counts.messages)
+    {
+        let is_summary = matches!(m.parts.first(), Some(crate::session::Part::Summary { .. }));
+        let from = if is_summary {
+            "summary".to_string()
+        } else {
+            format!("record {}", m.source_index)
+        };
+        writeln!(
+            out,
+            "  {:>4}  {:<10} {:>8}  {}",
+            m.index,
+            m.role.as_str(),
+            n.total(),
+            st.dim(&from)
+        )?;
+    }
+    if !c.findings.is_empty() {
+        writeln!(out)?;
+        for f in &c.findings {
+            writeln!(out, "{:<5} {}: {}", f.severity.as_str(), f.code, f.detail)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! The offline summary: what ctxray writes in place of a model's summary when no network
+//! summarizer is asked for. Deterministic and extractive — it quotes the summarized range, it
+//! never invents: the user's goals, the tools run and their outcomes, the files named, the
+//! errors, and the last thing the assistant said.
+//!
+//! Owns: the generic digest. A preset whose framework has its own offline text (a fallback
+//! digest) returns that instead, from `Preset::offline_summary`. Must not: do IO.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use crate::session::{Message, Part, Role, Session};
+
+/// Characters quoted from one text before it is cut with `…`.
+const QUOTE: usize = 240;
+/// Lines listed per section before `… and N more`.
+const LIST: usize = 12;
+
+/// An extractive digest of the messages `indices` of `session`.
+pub fn digest(session: &Session, indices: &[usize]) -> String {
+    let messages: Vec<&Message> = indices
+        .iter()
+        .filter_map(|&i| session.messages.get(i))
+        .collect();
+    let first = indices.iter().min().copied().unwrap_or(0);
+    let last = indices.iter().max().copied().unwrap_or(0);
+    let mut out = format!(
+        "Offline digest of {} earlier messages (#{first}–#{last}), quoted from the history without a model.\n",
+        messages.len()
+    );
+    let goals: Vec<String> = messages
+        .iter()
+        .filter(|m| m.role == Role::User && !m.holds_only_tool_results())
+        .filter_map(|m| first_text(m))
+        .collect();
+    section(&mut out, "User requests", &goals);
+    let results = results_by_call(&messages);
+    let mut tools = Vec::new();
+    let mut errors = Vec::new();
+    for m in &messages {
+        for part in &m.parts {
+            if let Part::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } = part
+            {
+                let outcome = match results.iter().find(|(cid, _, _)| cid == id) {
+                    Some((_, true, text)) => format!(" → error: {}", quote(text, 120)),
+                    Some((_, false, text)) => format!(" → {}", quote(text, 120)),
+                    None => " → no result in this range".to_string(),
+                };
+                tools.push(format!("{name} {}{outcome}", quote(arguments, 160)));
+            }
+        }
+    }
+    for (_, is_error, text) in &results {
+        if *is_error {
+            errors.push(quote(text, QUOTE));
+        }
+    }
+    section(&mut out, &format!("Tools run ({})", tools.len()), &tools);
+    let files: Vec<String> = files_named(&messages).into_iter().collect();
+    section(&mut out, "Files named", &files);
+    section(&mut out, "Errors", &errors);
+    if let Some(text) = messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant)
+        .find_map(|m| first_text(m))
+    {
+        let _ = write!(out, "\nLast assistant message:\n{text}\n");
+    }
+    out
+}
+
+fn section(out: &mut String, title: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title}:");
+    for l in lines.iter().take(LIST) {
+        let _ = writeln!(out, "- {l}");
+    }
+    if lines.len() > LIST {
+        let _ = writeln!(out, "- … and {} more", lines.len() - LIST);
+    }
+}
+
+/// The first non-empty text of a message, on one line and quoted short.
+fn first_text(m: &Message) -> Option<String> {
+    m.parts.iter().find_map(|p| match p {
+        Part::Text { text } | Part::Summary { text } if !text.trim().is_empty() => {
+            Some(quote(text, QUOTE))
+        }
+        _ => None,
+    })
+}
+
+/// `(call id, is error, result text)` of every tool result in the range.
+fn results_by_call(messages: &[&Message]) -> Vec<(String, bool, String)> {
+    messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                let text = content
+                    .iter()
+                    .map(Part::plain_text)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let error = *is_error == Some(true);
+                Some((call_id.clone(), error, text))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Paths that tool arguments name (values of keys such as `path`, `file_path`, `filename`).
+fn files_named(messages: &[&Message]) -> BTreeSet<String> {
+    let mut files = BTreeSet::new();
+    for m in messages {
+        for p in &m.parts {
+            let Part::ToolCall { arguments, .. } = p else {
+                continue;
+            };
+            let Ok(serde_json::Value::Object(args)) = serde_json::from_str(arguments) else {
+                continue;
+            };
+            for (key, value) in &args {
+                let is_path = matches!(
+                    key.as_str(),
+                    "path" | "file_path" | "filepath" | "filename" | "file" | "notebook_path"
+                );
+                if let (true, Some(v)) = (is_path, value.as_str()) {
+                    files.insert(v.to_string());
+                }
+            }
+        }
+    }
+    files
+}
+
+/// `text` on one line, cut at `max` characters with `…`.
+fn quote(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        line
+    } else {
+        let cut: String = line.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(role: Role, parts: Vec<Part>) -> Message {
+        let mut m = Message::new(role, 0);
+        m.parts = parts;
+        m
+    }
+
+    #[test]
+    fn quotes_goals_tools_outcomes_files_errors_and_the_last_word() {
+        let mut s = Session::new(crate::session::Format::OpenAiChat, "t", Default::default());
+        s.messages = vec![
+            message(
+                Role::User,
+                vec![Part::Text {
+                    text: "Fix the parser\n bug".into(),
+                }],
+            ),
+            message(
+                Role::Assistant,
+                vec![
+                    Part::Text {
+                        text: "Reading it.".into(),
+                    },
+                    Part::ToolCall {
+                        id: "c1".into(),
+                        name: "read".into(),
+                        arguments: r#"{"path":"src/parse.rs"}"#.into(),
+                        server: false,
+                    },
+                    Part::ToolCall {
+                        id: "c2".into(),
+                        name: "bash".into(),
+                        arguments: r#"{"command":"cargo test"}"#.into(),
+                        server: false,
+                    },
+                ],
+            ),
+            message(
+                Role::Tool,
+                vec![
+                    Part::ToolResult {
+                        call_id: "c1".into(),
+                        content: vec![Part::Text {
+                            text: "fn parse() {}".into(),
+                        }],
+                        is_error: None,
+                    },
+                    Part::ToolResult {
+                        call_id: "c2".into(),
+                        content: vec![Part::Text {
+                            text: "test failed: header".into(),
+                        }],
+                        is_error: Some(true),
+                    },
+                ],
+            ),
+            message(
+                Role::Assistant,
+                vec![Part::Text {
+                    text: "The header test fails.".into(),
+                }],
+            ),
+        ];
+        let d = digest(&s, &[0, 1, 2, 3]);
+        let expected =
+            "Offline digest of 4 earlier messages (#0–#3), quoted from the history without a model.
+
+User requests:
+- Fix the parser bug
+
+Tools run (2):
+- read {\"path\":\"src/parse.rs\"} → fn parse() {}
+- bash {\"command\":\"cargo test\"} → error: test failed: header
+
+Files named:
+- src/parse.rs
+
+Errors:
+- test failed: header
+
+Last assistant message:
+The header test fails.
+";
+        assert_eq!(d, expected);
+        assert_eq!(digest(&s, &[1]).lines().nth(2).unwrap(), "Tools run (2):");
+        assert!(digest(&s, &[1]).contains("→ no result in this range"));
+    }
+}

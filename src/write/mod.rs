@@ -1,0 +1,105 @@
+//! Writing sessions back out: a compacted history as a file that ctxray (and the tools that
+//! read the format) load again.
+//!
+//! Owns: serialising the common model to OpenAI Chat Completions messages, masking secrets on
+//! the way, and writing files safely (a temporary file beside the target, then a rename; an
+//! existing file is refused unless forced; the input is never the output unless forced). Must
+//! not: parse or count.
+
+pub mod openai_chat;
+
+use std::io::Write;
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0}: exists; give --force to overwrite it")]
+    Exists(String),
+    #[error("{0}: is the input session; give --force to overwrite it")]
+    IsInput(String),
+    #[error("{path}: cannot write: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees half a file and a failed write leaves the old one whole.
+pub fn write_file(
+    path: &Path,
+    bytes: &[u8],
+    input: Option<&Path>,
+    force: bool,
+) -> Result<(), WriteError> {
+    let shown = path.display().to_string();
+    let same_as_input = input.is_some_and(|i| {
+        let (a, b) = (std::fs::canonicalize(i), std::fs::canonicalize(path));
+        matches!((a, b), (Ok(a), Ok(b)) if a == b)
+    });
+    if same_as_input && !force {
+        return Err(WriteError::IsInput(shown));
+    }
+    if path.exists() && !force {
+        return Err(WriteError::Exists(shown));
+    }
+    let io = |source| WriteError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.ctxray-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_to_overwrite_unless_forced_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.jsonl");
+        std::fs::write(&input, "x").unwrap();
+        let out = dir.path().join("out.json");
+        write_file(&out, b"first", Some(&input), false).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"first");
+        assert!(matches!(
+            write_file(&out, b"second", Some(&input), false),
+            Err(WriteError::Exists(_))
+        ));
+        write_file(&out, b"second", Some(&input), true).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"second");
+        assert!(matches!(
+            write_file(&input, b"y", Some(&input), false),
+            Err(WriteError::IsInput(_))
+        ));
+        assert_eq!(std::fs::read(&input).unwrap(), b"x");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let missing = dir.path().join("no/such/dir/out.json");
+        assert!(matches!(
+            write_file(&missing, b"z", None, false),
+            Err(WriteError::Io { .. })
+        ));
+    }
+}
