@@ -38,6 +38,8 @@ pub enum Msg {
     ShowDiff,
     /// Show the selected message in the detail pane.
     ShowMessage,
+    /// Run the active preset's compaction (offline summary) and inspect the result.
+    Compact,
     /// Open the subagents of this session (or the selected one, when the list is open).
     Subagents,
     /// Open a prompt line: `/` search or `:` command.

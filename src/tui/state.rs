@@ -17,6 +17,8 @@ pub enum DetailMode {
     Message,
     Summarizer,
     Diff,
+    /// The compaction just carried out: before/after, the summary, its findings.
+    Result,
 }
 
 /// The fate of a message under the active preset, for shading.
@@ -68,6 +70,27 @@ pub struct AppState {
     pub subagents: Option<usize>,
     /// When this is a subagent's view: the parent's state and the child's slot in it.
     pub parent: Option<(Box<AppState>, usize)>,
+    /// When this is a compacted history (`c`): what was compacted and how; `previous` is the
+    /// history before it, which Esc returns to.
+    pub compaction: Option<Compaction>,
+    pub previous: Option<Box<AppState>>,
+}
+
+/// A compaction carried out in the inspector.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    pub preset: String,
+    pub summarizer: String,
+    /// The summarizer's text as returned (`None` for a strategy that only drops).
+    pub summary: Option<String>,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub messages_before: usize,
+    /// Index of the inserted summary in this (compacted) history.
+    pub summary_at: Option<usize>,
+    pub findings: Vec<crate::compaction::Finding>,
+    /// How many compactions led here (1 for the first, 2 when `c` compacted a compacted one).
+    pub generation: usize,
 }
 
 /// A search and its matches (message indices, ascending).
@@ -103,6 +126,8 @@ impl AppState {
             subagents: None,
             parent: None,
             finding: None,
+            compaction: None,
+            previous: None,
         };
         state.replan();
         state
