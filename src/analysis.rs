@@ -126,7 +126,7 @@ impl Analysis {
             session,
             model: self.model.clone(),
             info: self.info.clone(),
-            counter: self.counter.clone(),
+            counter: self.counter,
             window: self.window,
             window_source: self.window_source,
             counts,
