@@ -13,5 +13,6 @@ pub mod live;
 pub mod pyrepr;
 pub mod secrets;
 pub mod session;
+pub mod timeline;
 pub mod tokens;
 pub mod tui;
