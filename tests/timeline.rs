@@ -3,12 +3,21 @@
 //! each request (parsed again from the truncated file, not sliced in memory).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset;
 use ctxray::formats::{load_bytes, load_path};
-use ctxray::timeline::{request_points, what_if, Timeline};
+use ctxray::session::{Format, Session};
+use ctxray::timeline::{request_points, what_if, Timeline, WhatIfStatus};
 use ctxray::tokens::Registry;
+use ctxray::tui::state::{AppState, DetailMode};
+use ctxray::tui::theme::Theme;
+use ctxray::tui::update::update;
+use ctxray::tui::{keymap, views, Msg};
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
 
 const DEMO: &str = "fixtures/samples/claude-code-demo.jsonl";
 const DEMO_SETS: &[&str] = &["context_window=6000"];
@@ -228,4 +237,148 @@ fn long_codex_session_is_sampled_and_the_fire_point_is_a_real_transition() {
         )
         .0
     );
+}
+
+fn inspector(path: &Path, preset: Option<&str>, list: &[&str]) -> AppState {
+    AppState::new(analyse(path), preset.map(str::to_string), sets(list))
+}
+
+fn screen(state: &AppState, w: u16, h: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal
+        .draw(|f| {
+            views::render(f, state, &Theme::dark());
+        })
+        .unwrap();
+    let buf = terminal.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect()
+}
+
+fn is_braille(c: char) -> bool {
+    ('\u{2801}'..='\u{28ff}').contains(&c)
+}
+
+#[test]
+fn t_shows_the_timeline_and_esc_goes_back_to_the_message() {
+    let mut s = inspector(&root().join(DEMO), None, &[]);
+    let t = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE);
+    let msg = keymap::map_key(t).unwrap();
+    assert!(matches!(msg, Msg::ShowTimeline));
+    update(&mut s, msg);
+    assert_eq!(s.detail_mode, DetailMode::Timeline);
+    assert!(keymap::bindings().iter().any(|b| b.keys == "t"));
+    update(&mut s, Msg::Back);
+    assert_eq!(s.detail_mode, DetailMode::Message);
+}
+
+#[test]
+fn demo_timeline_draws_legend_trigger_and_the_what_if_marker() {
+    let mut s = inspector(&root().join(DEMO), Some("dimos"), DEMO_SETS);
+    update(&mut s, Msg::ShowTimeline);
+    for _ in 0..7 {
+        update(&mut s, Msg::Down);
+    }
+    // Below 100 columns the detail pane spans the width, under the list.
+    let rows = screen(&s, 99, 70);
+    let all = rows.join("\n");
+    for needle in [
+        " timeline ",
+        "peak 5,077 at #23 · no compaction in the file · dimos would first fire at #20 (5,054 ≥ 4,800)",
+        "━ exact",
+        "━ reported",
+        "window 200,000 ↑ off the chart",
+        "─ dimos trigger 4,800 (its estimate)",
+        "what-if  │ selected",
+        "▲#7",
+        "#23",
+    ] {
+        assert!(all.contains(needle), "{needle:?} missing:\n{all}");
+    }
+    // The trigger's value labels its line in the y gutter, and the line runs across the plot.
+    let trigger_row = rows.iter().find(|r| r.starts_with("4.8k ")).expect(&all);
+    let line = trigger_row.split("4.8k ").nth(1).unwrap();
+    assert!(
+        line.chars().filter(|&c| is_braille(c)).count() > 60,
+        "{trigger_row}"
+    );
+    // The what-if marker: a vertical Braille line just left of its label, down the plot.
+    let label_row = rows
+        .iter()
+        .position(|r| r.contains("dimos fires"))
+        .expect(&all);
+    let head = rows[label_row].split("dimos fires").next().unwrap();
+    let col = head.chars().count() - 1;
+    let marked = rows
+        .iter()
+        .filter(|r| r.chars().nth(col).is_some_and(is_braille))
+        .count();
+    assert!(marked > 20, "a vertical marker at column {col}:\n{all}");
+}
+
+#[test]
+fn file_compactions_are_labelled_markers_and_the_exact_line_drops() {
+    let mut s = inspector(
+        &root().join("fixtures/claude-code/compaction.jsonl"),
+        None,
+        &[],
+    );
+    update(&mut s, Msg::ShowTimeline);
+    let all = screen(&s, 200, 50).join("\n");
+    for needle in [
+        "3 compactions in the file",
+        "what-if: no preset (p picks one)",
+        "│ file compaction",
+        "microcompact_boundary",
+        "compact_boundary",
+        "compact_summary",
+    ] {
+        assert!(all.contains(needle), "{needle:?} missing:\n{all}");
+    }
+}
+
+#[test]
+fn tiny_panes_empty_sessions_and_sessions_without_usage_do_not_panic() {
+    let empty = Session::new(Format::OpenAiChat, "empty", Arc::new(Vec::new()));
+    let empty = Analysis::new(empty, &Registry::bundled(), &Options::default());
+    let mut states = vec![
+        AppState::new(empty, Some("dimos".into()), Vec::new()),
+        inspector(
+            &root().join("fixtures/openai-chat/legacy-functions.jsonl"),
+            Some("openhands"),
+            &[],
+        ),
+        inspector(&root().join(DEMO), Some("pydantic-ai-harness"), &[]),
+        inspector(&root().join(DEMO), Some("dimos"), DEMO_SETS),
+    ];
+    for s in &mut states {
+        update(s, Msg::ShowTimeline);
+        for (w, h) in [(1, 1), (8, 4), (20, 7), (40, 12), (80, 24), (200, 60)] {
+            screen(s, w, h);
+        }
+    }
+    let empty = screen(&states[0], 80, 30).join("\n");
+    assert!(empty.contains("no messages"), "{empty}");
+    let failed = screen(&states[2], 200, 40).join("\n");
+    assert!(failed.contains("what-if: preset"), "{failed}");
+}
+
+#[test]
+fn past_5000_messages_the_what_if_is_left_to_the_runtime() {
+    let demo = analyse(&root().join(DEMO)).session;
+    let mut big = Session::new(demo.format, "demo×220", demo.buffer.clone());
+    for _ in 0..220 {
+        for m in &demo.messages {
+            big.push(m.clone());
+        }
+    }
+    assert!(big.messages.len() > 5_000);
+    let a = Analysis::new(big, &Registry::bundled(), &Options::default());
+    let mut s = AppState::new(a, Some("dimos".into()), sets(DEMO_SETS));
+    assert_eq!(s.timeline.what_if, WhatIfStatus::NotComputed);
+    assert_eq!(s.timeline.points.len(), 220 * 9 + 1);
+    update(&mut s, Msg::ShowTimeline);
+    let all = screen(&s, 120, 40).join("\n");
+    assert!(all.contains("what-if: not computed"), "{all}");
 }

@@ -54,6 +54,11 @@ pub fn bindings() -> Vec<Binding> {
             msg: Msg::NextPreset,
         },
         Binding {
+            keys: "t",
+            help: "context timeline",
+            msg: Msg::ShowTimeline,
+        },
+        Binding {
             keys: "?",
             help: "help",
             msg: Msg::ToggleHelp,
@@ -88,6 +93,7 @@ pub fn map_key(key: KeyEvent) -> Option<Msg> {
         KeyCode::Char('p') => Msg::NextPreset,
         KeyCode::Char('s') => Msg::ShowSummarizer,
         KeyCode::Char('d') => Msg::ShowDiff,
+        KeyCode::Char('t') => Msg::ShowTimeline,
         KeyCode::Enter => Msg::ShowMessage,
         KeyCode::Char('?') => Msg::ToggleHelp,
         KeyCode::Esc => Msg::Back,

@@ -20,6 +20,8 @@ pub enum Msg {
     ShowSummarizer,
     /// Show the diff of the summarized range against the summarizer input.
     ShowDiff,
+    /// Show the context timeline (tokens per request, compactions, trigger, what-if).
+    ShowTimeline,
     /// Show the selected message in the detail pane.
     ShowMessage,
     /// Close the help or, with nothing open, quit.

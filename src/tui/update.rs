@@ -24,6 +24,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
+        Msg::ShowTimeline => show(state, DetailMode::Timeline),
         Msg::NextPreset => next_preset(state),
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {

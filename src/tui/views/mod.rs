@@ -8,6 +8,7 @@ mod header;
 mod help;
 mod list;
 mod summarizer;
+mod timeline;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::Frame;
