@@ -127,3 +127,11 @@ fn compaction_result() {
     update(&mut s, Msg::Compact);
     insta::assert_snapshot!(frame(&mut s, 120, 40));
 }
+
+#[test]
+fn timeline_view() {
+    let mut s = demo();
+    update(&mut s, Msg::ShowTimeline);
+    update(&mut s, Msg::Bottom);
+    insta::assert_snapshot!(frame(&mut s, 120, 32));
+}

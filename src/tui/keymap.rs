@@ -87,6 +87,12 @@ const BINDINGS: &[Binding] = &[
         msg: || Msg::ShowDiff,
     },
     Binding {
+        keys: "t",
+        help: "timeline: context per request, trigger, compactions",
+        listens: &[plain('t')],
+        msg: || Msg::ShowTimeline,
+    },
+    Binding {
         keys: "c",
         help: "compact now (offline); again on the result",
         listens: &[plain('c')],

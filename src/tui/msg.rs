@@ -36,6 +36,8 @@ pub enum Msg {
     ShowSummarizer,
     /// Show the diff of the summarized range against the summarizer input.
     ShowDiff,
+    /// Show the context timeline (tokens per request, compactions, trigger, what-if).
+    ShowTimeline,
     /// Show the selected message in the detail pane.
     ShowMessage,
     /// Run the active preset's compaction (offline summary) and inspect the result.

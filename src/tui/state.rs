@@ -11,6 +11,11 @@ pub enum Focus {
     Detail,
 }
 
+/// Largest session whose what-if search `replan` runs itself: at most this many messages and
+/// this many loaded bytes (the slowest presets take about a second per MiB of session).
+pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 5_000;
+pub const WHAT_IF_SYNC_MAX_BYTES: usize = 1 << 20;
+
 /// What the detail pane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailMode {
@@ -19,6 +24,7 @@ pub enum DetailMode {
     Diff,
     /// The compaction just carried out: before/after, the summary, its findings.
     Result,
+    Timeline,
 }
 
 /// The fate of a message under the active preset, for shading.
@@ -74,6 +80,8 @@ pub struct AppState {
     /// history before it, which Esc returns to.
     pub compaction: Option<Compaction>,
     pub previous: Option<Box<AppState>>,
+    /// Context per request, file compactions, trigger and what-if (rebuilt by `replan`).
+    pub timeline: crate::timeline::Timeline,
 }
 
 /// A compaction carried out in the inspector.
@@ -128,6 +136,7 @@ impl AppState {
             finding: None,
             compaction: None,
             previous: None,
+            timeline: crate::timeline::Timeline::default(),
         };
         state.replan();
         state
@@ -148,7 +157,9 @@ impl AppState {
         self.fates.clear();
         self.diff = None;
         self.plan_error = None;
-        let Some(name) = &self.preset else { return };
+        let Some(name) = &self.preset else {
+            return self.rebuild_timeline();
+        };
         let result = preset::find(name)
             .and_then(|p| preset::run(p, &PlanInput::new(&self.analysis), &self.sets));
         match result {
@@ -159,6 +170,28 @@ impl AppState {
             }
             Err(e) => self.plan_error = Some(e.to_string()),
         }
+        self.rebuild_timeline();
+    }
+
+    /// The timeline under the current plan. The what-if search plans many prefixes, so it runs
+    /// here only on small sessions (`WHAT_IF_SYNC_MAX_*`); on larger ones it stays
+    /// `NotComputed` for the runtime to run `crate::timeline::what_if` apart.
+    fn rebuild_timeline(&mut self) {
+        use crate::timeline::{what_if, Timeline, WhatIfStatus};
+        self.timeline = Timeline::build(&self.analysis, self.plan.as_ref());
+        // The window drawn is the one the gauge uses: the preset's own when it has one.
+        self.timeline.window = self.gauge_window().0;
+        let Some(name) = &self.preset else { return };
+        let large = self.len() > WHAT_IF_SYNC_MAX_MESSAGES
+            || self.analysis.session.buffer.len() > WHAT_IF_SYNC_MAX_BYTES;
+        self.timeline.what_if = if large {
+            WhatIfStatus::NotComputed
+        } else {
+            match preset::find(name).and_then(|p| what_if(&self.analysis, p, &self.sets)) {
+                Ok(w) => WhatIfStatus::Done(w),
+                Err(e) => WhatIfStatus::Failed(e.to_string()),
+            }
+        };
     }
 
     pub fn fate(&self, index: usize) -> Fate {

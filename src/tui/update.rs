@@ -69,6 +69,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
                 move_selection(state, &step, page);
             }
         }
+        Msg::ShowTimeline => show(state, DetailMode::Timeline),
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {
                 scroll_detail(state, &msg, page as u16);

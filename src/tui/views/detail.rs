@@ -27,6 +27,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         DetailMode::Summarizer => super::summarizer::lines(state, theme),
         DetailMode::Diff => super::diff::lines(state, theme),
         DetailMode::Result => super::result::lines(state, theme),
+        DetailMode::Timeline => return super::timeline::render(frame, area, state, theme),
         DetailMode::Message => match state.analysis.session.messages.get(state.selected) {
             Some(m) => message_lines(state, m, theme),
             None => vec![Line::styled("no messages", theme.fg("dim"))],
