@@ -288,7 +288,7 @@ fn demo_timeline_draws_legend_trigger_and_the_what_if_marker() {
         "peak 5,077 at #23 · no compaction in the file · dimos would first fire at #20 (5,054 ≥ 4,800)",
         "━ exact",
         "━ reported",
-        "window 200,000 ↑ off the chart",
+        "─ window 6,000",
         "─ dimos trigger 4,800 (its estimate)",
         "what-if  │ selected",
         "▲#7",
