@@ -36,7 +36,7 @@ impl WindowSource {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Analysis {
     pub session: Session,
     pub model: Option<String>,

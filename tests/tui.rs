@@ -527,3 +527,29 @@ fn c_compacts_c_again_compacts_the_result_and_esc_walks_back() {
     assert!(idle.compaction.is_none());
     assert!(idle.notice.as_deref().unwrap().contains("does not fire"));
 }
+
+#[test]
+fn a_what_if_run_apart_lands_only_on_the_plan_it_was_for() {
+    use ctxray::timeline::WhatIfStatus;
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    let WhatIfStatus::Done(done) = s.timeline.what_if.clone() else {
+        panic!("a small session computes its what-if at once")
+    };
+    // As for a large session: not computed, and only wanted once the timeline is on screen.
+    s.timeline.what_if = WhatIfStatus::NotComputed;
+    assert!(s.what_if_wanted().is_none());
+    update(&mut s, Msg::ShowTimeline);
+    let key = s.what_if_wanted().expect("the timeline wants its what-if");
+    s.what_if_asked = Some(key.clone());
+    assert!(s.what_if_wanted().is_none(), "asked once, not twice");
+    let stale = ("hermes".to_string(), Vec::new(), s.len());
+    update(&mut s, Msg::WhatIfDone(stale, Ok(done.clone())));
+    assert_eq!(
+        s.timeline.what_if,
+        WhatIfStatus::NotComputed,
+        "a stale result is dropped"
+    );
+    update(&mut s, Msg::WhatIfDone(key, Ok(done.clone())));
+    assert_eq!(s.timeline.what_if, WhatIfStatus::Done(done));
+    assert!(screen(&s, 150, 40).contains("dimos would first fire at #20"));
+}

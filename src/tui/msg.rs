@@ -16,6 +16,11 @@ pub enum Msg {
     Discovered(crate::live::discover::Discovery),
     /// A key or click on the session picker.
     Picker(crate::tui::picker::PickerInput),
+    /// A what-if search run apart finished (`Err`: why it could not plan).
+    WhatIfDone(
+        crate::tui::state::WhatIfKey,
+        Result<crate::timeline::WhatIf, String>,
+    ),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
     Up,

@@ -144,7 +144,14 @@ async fn event_loop(
             }
         };
         let Some(msg) = msg else { continue };
-        for effect in app::update(&mut app, msg) {
+        let effects = app::update(&mut app, msg);
+        if let Screen::Inspect(state) = &mut app.screen {
+            if let Some(key) = state.what_if_wanted() {
+                state.what_if_asked = Some(key.clone());
+                tasks::spawn_what_if(state.analysis.clone(), key, tx.clone());
+            }
+        }
+        for effect in effects {
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
                 Effect::Fail(error) => return Ok(Exit::Failed(error)),

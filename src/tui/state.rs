@@ -13,7 +13,7 @@ pub enum Focus {
 
 /// Largest session whose what-if search `replan` runs itself: at most this many messages and
 /// this many loaded bytes (the slowest presets take about a second per MiB of session).
-pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 5_000;
+pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 300;
 pub const WHAT_IF_SYNC_MAX_BYTES: usize = 1 << 20;
 
 /// What the detail pane shows.
@@ -82,7 +82,13 @@ pub struct AppState {
     pub previous: Option<Box<AppState>>,
     /// Context per request, file compactions, trigger and what-if (rebuilt by `replan`).
     pub timeline: crate::timeline::Timeline,
+    /// The what-if search running apart, by the plan it is for.
+    pub what_if_asked: Option<WhatIfKey>,
 }
+
+/// Which plan a what-if search is for: preset, settings and session length. A result for
+/// another key arrives late and is dropped.
+pub type WhatIfKey = (String, Vec<String>, usize);
 
 /// A compaction carried out in the inspector.
 #[derive(Debug, Clone)]
@@ -136,6 +142,7 @@ impl AppState {
             finding: None,
             compaction: None,
             previous: None,
+            what_if_asked: None,
             timeline: crate::timeline::Timeline::default(),
         };
         state.replan();
@@ -192,6 +199,16 @@ impl AppState {
                 Err(e) => WhatIfStatus::Failed(e.to_string()),
             }
         };
+    }
+
+    /// The what-if search this state still needs run apart: the timeline is on screen, a
+    /// preset is active, and the search was not done here (a large session) nor asked for yet.
+    pub fn what_if_wanted(&self) -> Option<WhatIfKey> {
+        let key = (self.preset.clone()?, self.sets.clone(), self.len());
+        let needed = self.detail_mode == DetailMode::Timeline
+            && self.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
+            && self.what_if_asked.as_ref() != Some(&key);
+        needed.then_some(key)
     }
 
     pub fn fate(&self, index: usize) -> Fate {

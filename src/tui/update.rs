@@ -45,6 +45,17 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
         Msg::Discovered(_) | Msg::Picker(_) => {}
+        Msg::WhatIfDone(key, result) => {
+            if state.what_if_wanted().is_none()
+                && state.what_if_asked.as_ref() == Some(&key)
+                && state.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
+            {
+                state.timeline.what_if = match result {
+                    Ok(w) => crate::timeline::WhatIfStatus::Done(w),
+                    Err(e) => crate::timeline::WhatIfStatus::Failed(e),
+                };
+            }
+        }
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -91,6 +102,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::LoadFailed(_)
             | Msg::Notice(_)
             | Msg::Discovered(_)
+            | Msg::WhatIfDone(..)
             | Msg::Frame(_)
             | Msg::Viewport(_)
     )

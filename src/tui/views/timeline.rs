@@ -130,7 +130,10 @@ fn summary_line<'a>(t: &Timeline, theme: &Theme) -> Line<'a> {
 fn what_if_span<'a>(t: &Timeline, theme: &Theme) -> Span<'a> {
     match &t.what_if {
         WhatIfStatus::NoPreset => Span::styled("what-if: no preset (p picks one)", theme.fg("dim")),
-        WhatIfStatus::NotComputed => Span::styled("what-if: not computed", theme.fg("dim")),
+        WhatIfStatus::NotComputed => Span::styled(
+            "what-if: computing apart (a large session)…",
+            theme.fg("dim"),
+        ),
         WhatIfStatus::Failed(e) => Span::styled(format!("what-if: {e}"), theme.fg("error")),
         WhatIfStatus::Done(w) => {
             let sampled = if w.exhaustive { "" } else { ", sampled" };
