@@ -5,6 +5,7 @@
 //! terminal, reads keys and runs effects. The core (session, tokens, compaction) is used, never
 //! reimplemented here.
 
+pub mod color_depth;
 pub mod keymap;
 pub mod msg;
 pub mod runtime;
