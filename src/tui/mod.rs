@@ -6,6 +6,7 @@
 //! reimplemented here.
 
 pub mod color_depth;
+pub mod highlight;
 pub mod keymap;
 pub mod msg;
 pub mod runtime;
