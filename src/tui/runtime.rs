@@ -36,6 +36,7 @@ pub fn run(state: AppState, theme: Theme, follow: Option<Follow>) -> io::Result<
     }));
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
+    let theme = theme.in_background();
     let result = event_loop(&mut terminal, state, &theme, follow);
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
@@ -56,6 +57,7 @@ fn event_loop(
         Duration::from_millis(250)
     };
     loop {
+        dirty |= theme.highlighter().take_ready();
         if dirty {
             let mut rows = state.viewport;
             terminal.draw(|frame| rows = views::render(frame, &state, theme))?;
