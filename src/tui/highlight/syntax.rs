@@ -10,10 +10,13 @@ use std::sync::OnceLock;
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use syntect::easy::HighlightLines;
-use syntect::highlighting::{FontStyle, Theme as SyntectTheme, ThemeSet};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::highlighting::{
+    FontStyle, HighlightIterator, HighlightState, Highlighter, Theme as SyntectTheme, ThemeSet,
+};
+use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
+#[cfg(test)]
+use super::window::MAX_LINE_BYTES;
 use super::window::{closes, cut_marker, opens, Window};
 use crate::tui::color_depth::ColorDepth;
 
@@ -115,32 +118,70 @@ pub fn highlight(
 ) -> Vec<Line<'static>> {
     let painter = Painter { depth, style };
     if window.json {
-        let mut code = syntax_for("json").map(|s| HighlightLines::new(s, theme));
+        let mut code = syntax_for("json").map(|s| Code::new(s, theme));
         return window
             .lines
             .iter()
-            .map(|(l, hidden)| painter.code_line(code.as_mut(), l, *hidden))
+            .map(|(l, hidden)| painter.line(code.as_mut(), l, *hidden))
             .collect();
     }
     let mut out = Vec::with_capacity(window.lines.len());
-    let mut fence: Option<(String, Option<HighlightLines>)> = None;
+    let mut fence: Option<(String, Option<Code>)> = None;
     for (line, hidden) in &window.lines {
         match fence.as_mut() {
             Some((marker, _)) if closes(line, marker) => {
-                out.push(painter.code_line(None, line, *hidden));
+                out.push(painter.line(None, line, *hidden));
                 fence = None;
             }
-            Some((_, code)) => out.push(painter.code_line(code.as_mut(), line, *hidden)),
+            Some((_, code)) => out.push(painter.line(code.as_mut(), line, *hidden)),
             None => {
                 if let Some((marker, language)) = opens(line) {
-                    let code = syntax_for(language).map(|s| HighlightLines::new(s, theme));
+                    let code = syntax_for(language).map(|s| Code::new(s, theme));
                     fence = Some((marker.to_string(), code));
                 }
-                out.push(painter.code_line(None, line, *hidden));
+                out.push(painter.line(None, line, *hidden));
             }
         }
     }
     out
+}
+
+/// syntect's state through one block of code.
+struct Code<'t> {
+    parse: ParseState,
+    highlight: HighlightState,
+    highlighter: Highlighter<'t>,
+}
+
+impl<'t> Code<'t> {
+    fn new(syntax: &SyntaxReference, theme: &'t SyntectTheme) -> Code<'t> {
+        let highlighter = Highlighter::new(theme);
+        Code {
+            parse: ParseState::new(syntax),
+            highlight: HighlightState::new(&highlighter, ScopeStack::new()),
+            highlighter,
+        }
+    }
+
+    /// The styled pieces of `line` (which ends in a newline). A cut line leaves the state as it
+    /// found it: its end was never read, so whatever it opened (a string, a comment) would
+    /// otherwise swallow the lines after it; skipping it whole is the better guess.
+    fn pieces<'l>(
+        &mut self,
+        line: &'l str,
+        cut: bool,
+    ) -> Option<Vec<(syntect::highlighting::Style, &'l str)>> {
+        let saved = cut.then(|| (self.parse.clone(), self.highlight.clone()));
+        let ops = self.parse.parse_line(line, syntaxes()).ok();
+        let pieces = ops.map(|ops| {
+            HighlightIterator::new(&mut self.highlight, &ops, line, &self.highlighter).collect()
+        });
+        if let Some((parse, highlight)) = saved {
+            self.parse = parse;
+            self.highlight = highlight;
+        }
+        pieces
+    }
 }
 
 struct Painter {
@@ -150,16 +191,11 @@ struct Painter {
 
 impl Painter {
     /// One line, coloured by `code` when there is one and it can; in the plain style otherwise.
-    fn code_line(
-        &self,
-        code: Option<&mut HighlightLines>,
-        line: &str,
-        hidden: usize,
-    ) -> Line<'static> {
+    fn line(&self, code: Option<&mut Code<'_>>, line: &str, hidden: usize) -> Line<'static> {
         let with_newline = format!("{line}\n");
-        let ranges = code.and_then(|c| c.highlight_line(&with_newline, syntaxes()).ok());
-        let mut spans: Vec<Span<'static>> = match ranges {
-            Some(ranges) => ranges
+        let pieces = code.and_then(|c| c.pieces(&with_newline, hidden > 0));
+        let mut spans: Vec<Span<'static>> = match pieces {
+            Some(pieces) => pieces
                 .into_iter()
                 .map(|(s, piece)| (s, piece.trim_end_matches('\n')))
                 .filter(|(_, piece)| !piece.is_empty())
@@ -269,6 +305,25 @@ mod tests {
             "{removed:?} {added:?}"
         );
         assert!(colours(&lines[7..8]).len() >= 2, "shell is coloured");
+    }
+
+    #[test]
+    fn a_cut_line_does_not_swallow_the_lines_after_it() {
+        let long = "x".repeat(MAX_LINE_BYTES * 2);
+        let text = format!(r#"{{"content": "{long}", "path": "src"}}"#);
+        let window = Window::new(&text, Kind::Json, 60);
+        let theme = syntect_theme("dark.tmTheme").unwrap();
+        let lines = highlight(&window, theme, ColorDepth::TrueColor, Style::default());
+        let style_of = |line: &Line, word: &str| {
+            let span = line.spans.iter().find(|s| s.content == word);
+            span.map(|s| s.style)
+                .unwrap_or_else(|| panic!("{word} in {line:?}"))
+        };
+        let short = Window::new(r#"{"path": "src"}"#, Kind::Json, 60);
+        let expected = highlight(&short, theme, ColorDepth::TrueColor, Style::default());
+        assert_eq!(style_of(&lines[2], "path"), style_of(&expected[1], "path"));
+        assert_eq!(style_of(&lines[2], ":"), style_of(&expected[1], ":"));
+        assert_eq!(style_of(&lines[2], "src"), style_of(&expected[1], "src"));
     }
 
     #[test]
