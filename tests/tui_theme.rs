@@ -127,7 +127,11 @@ fn fenced_code_in_text_is_highlighted_and_prose_is_not() {
     select_part(&mut state, text_with("```typescript"));
     let buf = frame(&state, &Theme::dark(), 160, 80);
     let code = find(&buf, "} = useTodos();").expect("the fenced block");
-    assert!(colours_at(&buf, code, 15).len() >= 2, "{:?}", colours_at(&buf, code, 15));
+    assert!(
+        colours_at(&buf, code, 15).len() >= 2,
+        "{:?}",
+        colours_at(&buf, code, 15)
+    );
     let prose = find(&buf, "The hook provides a clean").expect("the prose before it");
     assert_eq!(colours_at(&buf, prose, 25).len(), 1);
 }
