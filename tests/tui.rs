@@ -551,5 +551,5 @@ fn a_what_if_run_apart_lands_only_on_the_plan_it_was_for() {
     );
     update(&mut s, Msg::WhatIfDone(key, Ok(done.clone())));
     assert_eq!(s.timeline.what_if, WhatIfStatus::Done(done));
-    assert!(screen(&s, 150, 40).contains("dimos would first fire at #20"));
+    assert!(screen(&s, 120, 40).contains("dimos would first fire at #20"));
 }

@@ -51,9 +51,10 @@ pub struct Cli {
     /// Keep reading the file as the agent writes it (new messages appear as they land).
     #[arg(long)]
     pub follow: bool,
-    /// Theme: dark, light or high-contrast.
-    #[arg(long, value_name = "NAME", default_value = "dark")]
-    pub theme: String,
+    /// Theme: dark, light, high-contrast, or a theme in the config directory's themes/
+    /// (default: `theme` in config.toml, else dark).
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -263,7 +264,11 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
-    let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
+    let theme = crate::tui::theme::Theme::load(
+        cli.theme.as_deref(),
+        cli.common.no_color,
+        crate::config::config_dir().as_deref(),
+    )?;
     let source = match cli.source.as_deref() {
         None => None,
         Some(source) => Some(source_of(source, cli.follow)?),
