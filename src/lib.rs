@@ -14,5 +14,6 @@ pub mod progress;
 pub mod pyrepr;
 pub mod secrets;
 pub mod session;
+pub mod summarize;
 pub mod tokens;
 pub mod tui;
