@@ -5,8 +5,9 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use support::http_server::{Reply, TestServer};
+use support::wire::{anthropic_events, openai_events};
 
 const DEMO: &str = "fixtures/samples/claude-code-demo.jsonl";
 const KEY: &str = "sk-test-compact-0123456789abcdef";
@@ -45,59 +46,6 @@ fn args(extra: &[&str]) -> Vec<String> {
     v.extend(SETTINGS.iter().map(|s| s.to_string()));
     v.extend(extra.iter().map(|s| s.to_string()));
     v
-}
-
-fn openai_events(deltas: &[&str]) -> Vec<String> {
-    let chunk = |delta: Value, finish: Value| {
-        let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
-            "model": "gpt-test-2025-01-01",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-        format!("data: {c}\n\n")
-    };
-    let mut out = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
-    out.extend(
-        deltas
-            .iter()
-            .map(|d| chunk(json!({ "content": d }), Value::Null)),
-    );
-    out.push(chunk(json!({}), json!("stop")));
-    out.push("data: [DONE]\n\n".into());
-    out
-}
-
-fn anthropic_events(deltas: &[&str]) -> Vec<String> {
-    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
-    let mut out = vec![
-        event(
-            "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
-                "role": "assistant", "model": "claude-test-1", "content": [],
-                "stop_reason": null, "usage": {"input_tokens": 900, "output_tokens": 1}}}),
-        ),
-        event(
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0,
-                "content_block": {"type": "text", "text": ""}}),
-        ),
-    ];
-    for d in deltas {
-        out.push(event(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-                "delta": {"type": "text_delta", "text": d}}),
-        ));
-    }
-    out.push(event(
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 0}),
-    ));
-    out.push(event(
-        "message_delta",
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-            "usage": {"output_tokens": 12}}),
-    ));
-    out.push(event("message_stop", json!({"type": "message_stop"})));
-    out
 }
 
 async fn plan() -> Value {
@@ -155,7 +103,10 @@ async fn openai_summary_is_what_the_server_streamed_and_the_request_is_the_plan(
     let body: Value = serde_json::from_str(&sent[0].body).unwrap();
     assert_eq!(body["model"], "gpt-test");
     let plan = plan().await;
-    assert_eq!(pairs(&body["messages"]), pairs(&plan["summarizer"]["messages"]));
+    assert_eq!(
+        pairs(&body["messages"]),
+        pairs(&plan["summarizer"]["messages"])
+    );
     assert_eq!(doc["summarizer"], plan["summarizer"]);
     for text in [&run.stdout, &run.stderr] {
         assert!(!text.contains(KEY), "the key leaked: {text}");

@@ -55,6 +55,10 @@ pub struct Cli {
     /// (default: `theme` in config.toml, else dark).
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// The summarizer `c` runs in the inspector (a network one is called only when `c` is
+    /// pressed).
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
     #[command(flatten)]
     pub common: Common,
 }
@@ -162,6 +166,23 @@ pub struct SummarizerArgs {
     pub summarizer_model: Option<String>,
 }
 
+impl SummarizerArgs {
+    /// The network summarizer chosen, or `None` for the offline one.
+    pub fn choice(&self) -> Option<crate::summarize::Choice> {
+        use crate::summarize::{Choice, Provider};
+        let provider = match self.summarizer {
+            SummarizerKind::Offline => return None,
+            SummarizerKind::Openai => Provider::OpenAi,
+            SummarizerKind::Anthropic => Provider::Anthropic,
+        };
+        Some(Choice {
+            provider,
+            base_url: self.base_url.clone(),
+            model: self.summarizer_model.clone(),
+        })
+    }
+}
+
 /// Flags every command takes.
 #[derive(Debug, Clone, Args, Default)]
 pub struct Common {
@@ -264,6 +285,12 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
+    // A network summarizer is checked now (its key is in the environment) and called only
+    // when `c` is pressed.
+    let summarizer = cli.summarizer.choice();
+    if let Some(choice) = &summarizer {
+        choice.build()?;
+    }
     let theme = crate::tui::theme::Theme::load(
         cli.theme.as_deref(),
         cli.common.no_color,
@@ -304,6 +331,7 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         loaded,
         preset: cli.preset,
         sets: cli.sets,
+        summarizer,
     };
     match runtime::run(start, theme)? {
         Exit::Quit => Ok(0),
@@ -409,8 +437,11 @@ fn compact(
             compact_cmd::offline(&analysis, &plan),
             0,
         ),
-        kind => {
-            let client = network_summarizer(kind, summarizer)?;
+        _ => {
+            let choice = summarizer
+                .choice()
+                .ok_or_else(|| anyhow!("no network summarizer chosen"))?;
+            let client = choice.build()?;
             let quiet = format == OutputFormat::Json;
             let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
             (
@@ -457,23 +488,6 @@ fn compact(
     }
     stdout.flush().ok();
     Ok(0)
-}
-
-/// The network summarizer the flags name; its key comes from the environment. Building it
-/// sends nothing.
-fn network_summarizer(
-    kind: SummarizerKind,
-    args: &SummarizerArgs,
-) -> anyhow::Result<Box<dyn crate::summarize::Summarizer>> {
-    use crate::summarize::{Anthropic, OpenAi};
-    let (base, model) = (args.base_url.as_deref(), args.summarizer_model.as_deref());
-    Ok(match kind {
-        SummarizerKind::Openai => Box::new(OpenAi::from_env(base, model)?),
-        SummarizerKind::Anthropic => Box::new(Anthropic::from_env(base, model)?),
-        SummarizerKind::Offline => {
-            return Err(anyhow!("the offline summarizer needs no network client"))
-        }
-    })
 }
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
