@@ -9,52 +9,9 @@ use serde_json::{json, Value};
 use super::plan_cmd;
 use super::style::Style;
 use crate::analysis::Analysis;
+use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
-use crate::compaction::{apply, outcome, Finding};
-use crate::tokens::Registry;
-
-/// A compaction carried out.
-pub struct Compaction {
-    /// `offline`, `openai:MODEL`, `anthropic:MODEL`.
-    pub summarizer: String,
-    /// The summarizer's text as returned (before any prefix the framework adds).
-    pub summary: Option<String>,
-    pub after: Analysis,
-    pub findings: Vec<Finding>,
-    /// Secrets masked in the request before it was sent.
-    pub masked: usize,
-}
-
-/// The compacted history of a plan with `summary` inserted, analysed like the source.
-pub fn compacted(
-    analysis: &Analysis,
-    plan: &Plan,
-    summarizer: String,
-    summary: Option<String>,
-    masked: usize,
-    registry: &Registry,
-    options: &crate::analysis::Options,
-) -> Compaction {
-    let session = apply::apply(&analysis.session, plan, summary.as_deref());
-    let mut options = options.clone();
-    options.model = options.model.or_else(|| analysis.model.clone());
-    let after = Analysis::new(session, registry, &options);
-    let findings = outcome::findings(
-        &analysis.session,
-        plan,
-        summary.as_deref(),
-        analysis.total_tokens(),
-        after.total_tokens(),
-    );
-    Compaction {
-        summarizer,
-        summary,
-        after,
-        findings,
-        masked,
-    }
-}
 
 /// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).
 pub fn offline(analysis: &Analysis, plan: &Plan) -> Option<String> {
@@ -134,6 +91,7 @@ pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
                 "tokens_before": before.total_tokens(),
                 "tokens_after": c.after.total_tokens(),
                 "secrets_masked": c.masked,
+                "rejected": c.rejected,
                 "messages": messages,
                 "findings": findings,
             }),

@@ -422,7 +422,6 @@ fn compact(
             ));
         }
     }
-    let registry = crate::config::load_registry(common.config.as_deref())?;
     let (analysis, plan) = planned(source, preset, common)?;
     let (name, summary, masked) = match summarizer.summarizer {
         SummarizerKind::Offline => (
@@ -451,15 +450,7 @@ fn compact(
             )
         }
     };
-    let done = compact_cmd::compacted(
-        &analysis,
-        &plan,
-        name,
-        summary,
-        masked,
-        &registry,
-        &common.options(),
-    );
+    let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
     if let Some(out) = output {
         let (doc, _) = crate::write::openai_chat::to_json(&done.after.session);
         let mut bytes = serde_json::to_vec_pretty(&doc)?;

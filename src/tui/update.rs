@@ -551,29 +551,25 @@ fn summary_done(state: &mut AppState, id: u64, result: Result<crate::summarize::
 /// Shows the history `plan` leaves with `summary` inserted; the history before waits in
 /// `previous`.
 fn show_compacted(state: &mut AppState, plan: &Plan, summary: Option<String>, summarizer: String) {
-    let session =
-        crate::compaction::apply::apply(&state.analysis.session, plan, summary.as_deref());
-    let after = state.analysis.derived(session);
-    let before_tokens = state.analysis.total_tokens();
-    let findings = crate::compaction::outcome::findings(
-        &state.analysis.session,
-        plan,
-        summary.as_deref(),
-        before_tokens,
-        after.total_tokens(),
-    );
+    let done =
+        crate::compaction::carry_out::carry_out(&state.analysis, plan, summarizer, summary, 0);
+    let after = done.after;
     let info = super::state::Compaction {
         preset: plan.preset.to_string(),
-        summarizer,
-        summary_at: summary.as_ref().and(plan.insertion.as_ref()).map(|i| {
-            i.position
-                .min(after.session.messages.len().saturating_sub(1))
-        }),
-        summary,
-        tokens_before: before_tokens,
+        summarizer: done.summarizer,
+        summary_at: (!done.rejected)
+            .then_some(())
+            .and(done.summary.as_ref())
+            .and(plan.insertion.as_ref())
+            .map(|i| {
+                i.position
+                    .min(after.session.messages.len().saturating_sub(1))
+            }),
+        summary: done.summary,
+        tokens_before: state.analysis.total_tokens(),
         tokens_after: after.total_tokens(),
         messages_before: state.len(),
-        findings,
+        findings: done.findings,
         generation: state.compaction.as_ref().map_or(1, |c| c.generation + 1),
     };
     let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
