@@ -13,6 +13,37 @@ use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
 
+/// The bytes `-o` writes: the source's own format where ctxray can write it (a Claude Code
+/// file, from its original lines), else OpenAI chat JSON; and a few words on which.
+pub fn written(
+    before: &Analysis,
+    done: &Compaction,
+    input: Option<&std::path::Path>,
+) -> anyhow::Result<(Vec<u8>, String)> {
+    use crate::session::Format;
+    let original = match (before.session.format, input) {
+        (Format::ClaudeCode, Some(path)) if path.is_file() => Some(std::fs::read(path)?),
+        _ => None,
+    };
+    let (bytes, masked, what) = match original {
+        Some(original) => {
+            let (bytes, masked) = crate::write::claude_code::to_jsonl(
+                &original,
+                &done.after.session,
+                before.total_tokens(),
+            );
+            (bytes, masked, "claude-code JSONL")
+        }
+        None => {
+            let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
+            let mut bytes = serde_json::to_vec_pretty(&doc)?;
+            bytes.push(b'\n');
+            (bytes, masked, "openai-chat JSON")
+        }
+    };
+    Ok((bytes, format!("{what}, {masked} secret(s) masked")))
+}
+
 /// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).
 pub fn offline(analysis: &Analysis, plan: &Plan) -> Option<String> {
     if !plan.trigger.fired || plan.insertion.is_none() {

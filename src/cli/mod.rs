@@ -99,7 +99,7 @@ pub enum Command {
         preset: PresetArgs,
         #[command(flatten)]
         summarizer: SummarizerArgs,
-        /// Write the compacted session here (OpenAI chat JSON; secrets masked).
+        /// Write the compacted session here (Claude Code JSONL for a Claude Code file, else OpenAI chat JSON; secrets masked).
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
         /// Overwrite OUT if it exists (even when it is the input).
@@ -451,13 +451,15 @@ fn compact(
         }
     };
     let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
-    if let Some(out) = output {
-        let (doc, _) = crate::write::openai_chat::to_json(&done.after.session);
-        let mut bytes = serde_json::to_vec_pretty(&doc)?;
-        bytes.push(b'\n');
-        let input = (source != "-").then(|| Path::new(source));
-        crate::write::write_file(out, &bytes, input, force)?;
-    }
+    let written = match output {
+        Some(out) => {
+            let input = (source != "-").then(|| Path::new(source));
+            let (bytes, written) = compact_cmd::written(&analysis, &done, input)?;
+            crate::write::write_file(out, &bytes, input, force)?;
+            Some(written)
+        }
+        None => None,
+    };
     let mut stdout = std::io::stdout().lock();
     match format {
         OutputFormat::Json => {
@@ -472,8 +474,8 @@ fn compact(
                 on: style::use_color(common.no_color),
             };
             compact_cmd::write_text(&mut stdout, &analysis, &plan, &done, st)?;
-            if let Some(out) = output {
-                writeln!(stdout, "\nwrote {}", out.display())?;
+            if let (Some(out), Some(written)) = (output, written) {
+                writeln!(stdout, "\nwrote {} ({written})", out.display())?;
             }
         }
     }
