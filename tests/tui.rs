@@ -395,7 +395,7 @@ fn the_app_loads_then_inspects_and_a_failed_load_fails() {
     let progress = std::sync::Arc::new(ctxray::progress::Progress::new());
     progress.start(ctxray::progress::Phase::Counting, 200);
     progress.advance(50);
-    let analysis = demo(None, &[]).analysis;
+    let analysis = (*demo(None, &[]).analysis).clone();
     let mut a = App::loading(
         analysis.session.source.path.clone(),
         progress.clone(),
@@ -424,7 +424,10 @@ fn the_app_loads_then_inspects_and_a_failed_load_fails() {
         Vec::new(),
         false,
     );
-    app::update(&mut stale, Msg::Loaded(Box::new(demo(None, &[]).analysis)));
+    app::update(
+        &mut stale,
+        Msg::Loaded(Box::new((*demo(None, &[]).analysis).clone())),
+    );
     assert!(
         stale.animates(),
         "a stale result replaced the load in front"
@@ -709,4 +712,55 @@ fn esc_cancels_a_summary_being_written_and_errors_leave_the_history_alone() {
     assert!(drop_only.plan.as_ref().unwrap().trigger.fired);
     assert_eq!(update(&mut drop_only, Msg::Compact), vec![]);
     assert_eq!(drop_only.compaction.unwrap().summarizer, "offline");
+}
+
+#[test]
+fn a_large_session_is_planned_apart_and_the_last_plan_stays_meanwhile() {
+    use ctxray::tui::state::{plan_of, PLAN_SYNC_MAX_MESSAGES};
+    let messages: Vec<serde_json::Value> = (0..PLAN_SYNC_MAX_MESSAGES + 2)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "content": format!("message {i} about the build")})
+        })
+        .collect();
+    let bytes = serde_json::to_vec(&serde_json::json!({ "messages": messages })).unwrap();
+    let analysis = analysis_of(&bytes);
+    let sets = vec!["trigger_tokens=1000".to_string(), "keep_last=6".to_string()];
+    let mut s = AppState::new(analysis, Some("custom".into()), sets.clone());
+    // Nothing planned yet: the plan is asked for, once.
+    assert!(s.plan.is_none());
+    let key = s.plan_wanted().expect("a large session plans apart");
+    assert_eq!(key, ("custom".to_string(), sets.clone(), s.len()));
+    s.plan_asked = Some(key.clone());
+    assert_eq!(s.plan_wanted(), None);
+    assert!(screen(&s, 120, 30).contains("planning…"));
+    assert_eq!(update(&mut s, Msg::Compact), vec![]);
+    assert!(s.notice.as_deref().unwrap().contains("still planning"));
+    // A result for another plan is dropped; the one awaited lands with its fates.
+    let stale = ("dimos".to_string(), Vec::new(), s.len());
+    let other = plan_of(&s.analysis, "dimos", &[], false);
+    update(&mut s, Msg::Planned(stale, Box::new(other)));
+    assert!(s.plan.is_none());
+    let done = plan_of(&s.analysis, "custom", &sets, false);
+    update(&mut s, Msg::Planned(key.clone(), Box::new(done)));
+    let plan = s.plan.clone().expect("planned");
+    assert!(plan.trigger.fired);
+    assert_eq!(s.fate(s.len() - 1), Fate::Kept);
+    assert_eq!(s.fate(1), Fate::Summarized);
+    // The diff follows the plan; until then the diff view says it is coming.
+    update(&mut s, Msg::ShowDiff);
+    assert!(screen(&s, 120, 30).contains("comparing the summarized range"));
+    let diff = ctxray::diff::diff(&s.analysis.session, &plan);
+    let stale = ("custom".to_string(), Vec::new(), s.len());
+    update(&mut s, Msg::Diffed(stale, Box::new(diff.clone())));
+    assert!(s.diff.is_none(), "a diff of another plan is dropped");
+    update(&mut s, Msg::Diffed(key, Box::new(diff)));
+    assert!(screen(&s, 120, 30).contains("evidence survival"));
+    update(&mut s, Msg::ShowMessage);
+    // Turning the knob asks for a new plan; the last one stays on screen until it comes.
+    update(&mut s, Msg::Knob(1));
+    let next = s.plan_wanted().expect("a new plan is wanted");
+    assert_ne!(next.1, sets);
+    assert_eq!(s.plan.as_ref().map(|p| p.preset), Some("custom"));
+    assert!(screen(&s, 120, 30).contains("showing the last plan meanwhile"));
 }

@@ -21,6 +21,13 @@ pub enum Msg {
         crate::tui::state::WhatIfKey,
         Result<crate::timeline::WhatIf, String>,
     ),
+    /// A plan run apart (a large session) finished.
+    Planned(
+        crate::tui::state::WhatIfKey,
+        Box<Result<crate::tui::state::Planned, String>>,
+    ),
+    /// The diff of a plan run apart.
+    Diffed(crate::tui::state::WhatIfKey, Box<crate::diff::Diff>),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
     /// Text a network summarizer streamed for the call `id`.

@@ -126,6 +126,7 @@ async fn event_loop(
     let mut tick = tokio::time::interval(Duration::from_millis(80));
     let mut dirty = true;
     loop {
+        start_wanted_work(&mut app, &tx);
         dirty |= theme.highlighter().take_ready();
         if dirty {
             draw(terminal, &mut app, theme)?;
@@ -153,12 +154,6 @@ async fn event_loop(
         };
         let Some(msg) = msg else { continue };
         let effects = app::update(&mut app, msg);
-        if let Screen::Inspect(state) = &mut app.screen {
-            if let Some(key) = state.what_if_wanted() {
-                state.what_if_asked = Some(key.clone());
-                tasks::spawn_what_if(state.analysis.clone(), key, tx.clone());
-            }
-        }
         for effect in effects {
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
@@ -182,6 +177,22 @@ async fn event_loop(
             }
         }
         dirty = true;
+    }
+}
+
+/// Starts what the inspector waits for and has not asked for: a large session's plan, the
+/// timeline's what-if search.
+fn start_wanted_work(app: &mut App, tx: &mpsc::UnboundedSender<Msg>) {
+    let Screen::Inspect(state) = &mut app.screen else {
+        return;
+    };
+    if let Some(key) = state.plan_wanted() {
+        state.plan_asked = Some(key.clone());
+        tasks::spawn_plan(state.analysis.clone(), key, tx.clone());
+    }
+    if let Some(key) = state.what_if_wanted() {
+        state.what_if_asked = Some(key.clone());
+        tasks::spawn_what_if(state.analysis.clone(), key, tx.clone());
     }
 }
 

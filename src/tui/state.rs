@@ -1,5 +1,7 @@
 //! Everything a frame shows. Views read it by shared reference; only `update` changes it.
 
+use std::sync::Arc;
+
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, PlanInput};
 use crate::compaction::Plan;
@@ -15,6 +17,11 @@ pub enum Focus {
 /// this many loaded bytes (the slowest presets take about a second per MiB of session).
 pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 300;
 pub const WHAT_IF_SYNC_MAX_BYTES: usize = 1 << 20;
+
+/// Largest session `replan` plans itself; a larger one is planned apart (the slowest presets
+/// take seconds on a 100 MB session) while the last plan stays on screen.
+pub const PLAN_SYNC_MAX_MESSAGES: usize = 5_000;
+pub const PLAN_SYNC_MAX_BYTES: usize = 4 << 20;
 
 /// What the detail pane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +45,8 @@ pub enum Fate {
 }
 
 pub struct AppState {
-    pub analysis: Analysis,
+    /// Shared with the tasks that plan and search apart (a session can be hundreds of MB).
+    pub analysis: Arc<Analysis>,
     /// The active preset's name and the settings given for it.
     pub preset: Option<String>,
     pub sets: Vec<String>,
@@ -84,6 +92,10 @@ pub struct AppState {
     pub timeline: crate::timeline::Timeline,
     /// The what-if search running apart, by the plan it is for.
     pub what_if_asked: Option<WhatIfKey>,
+    /// The plan a large session waits for (`plan` still shows the last one), and whether the
+    /// runtime was asked for it.
+    pub planning: Option<WhatIfKey>,
+    pub plan_asked: Option<WhatIfKey>,
     /// The network summarizer `c` calls (`None`: the offline summary).
     pub summarizer: Option<crate::summarize::Choice>,
     /// A network summary being written.
@@ -141,7 +153,7 @@ pub struct Search {
 impl AppState {
     pub fn new(analysis: Analysis, preset: Option<String>, sets: Vec<String>) -> AppState {
         let mut state = AppState {
-            analysis,
+            analysis: Arc::new(analysis),
             preset,
             sets,
             plan: None,
@@ -167,6 +179,8 @@ impl AppState {
             compaction: None,
             previous: None,
             what_if_asked: None,
+            planning: None,
+            plan_asked: None,
             timeline: crate::timeline::Timeline::default(),
             summarizer: None,
             summarizing: None,
@@ -184,25 +198,68 @@ impl AppState {
         self.len() == 0
     }
 
-    /// Recomputes the plan of the active preset (pure: no IO).
+    /// Recomputes the plan of the active preset (pure: no IO). A large session is planned
+    /// apart: `planning` says which plan is awaited and the last one stays until it lands.
     pub fn replan(&mut self) {
         self.finding = None;
+        self.plan_error = None;
+        let Some(name) = self.preset.clone() else {
+            self.planning = None;
+            self.set_plan(Err(None));
+            return;
+        };
+        let large = self.len() > PLAN_SYNC_MAX_MESSAGES
+            || self.analysis.session.buffer.len() > PLAN_SYNC_MAX_BYTES;
+        if large {
+            self.planning = Some((name, self.sets.clone(), self.len()));
+            return self.rebuild_timeline();
+        }
+        self.planning = None;
+        let planned = plan_of(&self.analysis, &name, &self.sets, true);
+        self.set_plan(planned.map_err(Some));
+    }
+
+    /// A plan run apart has come back: taken when it is the one awaited.
+    pub fn planned(&mut self, key: WhatIfKey, result: Result<Planned, String>) {
+        if self.planning.as_ref() != Some(&key) {
+            return;
+        }
+        self.planning = None;
+        self.plan_asked = None;
+        self.set_plan(result.map_err(Some));
+    }
+
+    /// The diff of a plan run apart, which follows the plan (it reads the whole summarized
+    /// range): taken when that plan is still the one shown.
+    pub fn diffed(&mut self, key: WhatIfKey, diff: crate::diff::Diff) {
+        let current = self.plan.as_ref().map(|p| p.preset.to_string());
+        let same = self.planning.is_none()
+            && current.as_deref() == Some(key.0.as_str())
+            && key.1 == self.sets
+            && key.2 == self.len();
+        if same && self.diff.is_none() {
+            self.diff = Some(diff);
+        }
+    }
+
+    /// The plan this state waits for and has not asked the runtime for yet.
+    pub fn plan_wanted(&self) -> Option<WhatIfKey> {
+        self.planning
+            .clone()
+            .filter(|k| self.plan_asked.as_ref() != Some(k))
+    }
+
+    fn set_plan(&mut self, result: Result<Planned, Option<String>>) {
         self.plan = None;
         self.fates.clear();
         self.diff = None;
-        self.plan_error = None;
-        let Some(name) = &self.preset else {
-            return self.rebuild_timeline();
-        };
-        let result = preset::find(name)
-            .and_then(|p| preset::run(p, &PlanInput::new(&self.analysis), &self.sets));
         match result {
-            Ok(plan) => {
-                self.diff = Some(crate::diff::diff(&self.analysis.session, &plan));
-                self.fates = fates_of(&plan, self.len());
-                self.plan = Some(plan);
+            Ok(p) => {
+                self.fates = fates_of(&p.plan, self.len());
+                self.diff = p.diff;
+                self.plan = Some(p.plan);
             }
-            Err(e) => self.plan_error = Some(e.to_string()),
+            Err(e) => self.plan_error = e,
         }
         self.rebuild_timeline();
     }
@@ -305,4 +362,26 @@ fn fates_of(plan: &Plan, len: usize) -> Vec<Fate> {
         }
     }
     fates
+}
+
+/// A plan and the diff of its summarized range, as `replan` makes them; a task run apart
+/// sends the plan first and the diff after it (`diff: None` until then).
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub plan: Plan,
+    pub diff: Option<crate::diff::Diff>,
+}
+
+/// The plan of preset `name` under `sets` on `analysis`, with its diff when `with_diff`.
+pub fn plan_of(
+    analysis: &Analysis,
+    name: &str,
+    sets: &[String],
+    with_diff: bool,
+) -> Result<Planned, String> {
+    let plan = preset::find(name)
+        .and_then(|p| preset::run(p, &PlanInput::new(analysis), sets))
+        .map_err(|e| e.to_string())?;
+    let diff = with_diff.then(|| crate::diff::diff(&analysis.session, &plan));
+    Ok(Planned { plan, diff })
 }

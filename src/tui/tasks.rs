@@ -83,7 +83,7 @@ pub fn spawn_load(
 
 /// Runs the timeline's what-if search (many plans on prefixes) on a copy of the session.
 pub fn spawn_what_if(
-    analysis: Analysis,
+    analysis: Arc<Analysis>,
     key: crate::tui::state::WhatIfKey,
     tx: UnboundedSender<Msg>,
 ) {
@@ -164,6 +164,24 @@ impl Drop for Calls {
             h.abort();
         }
     }
+}
+
+/// Plans a large session apart; the plan arrives as `Msg::Planned`, then its diff as
+/// `Msg::Diffed`.
+pub fn spawn_plan(
+    analysis: Arc<Analysis>,
+    key: crate::tui::state::WhatIfKey,
+    tx: UnboundedSender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let result = crate::tui::state::plan_of(&analysis, &key.0, &key.1, false);
+        let plan = result.as_ref().ok().map(|p| p.plan.clone());
+        let _ = tx.send(Msg::Planned(key.clone(), Box::new(result)));
+        if let Some(plan) = plan {
+            let diff = crate::diff::diff(&analysis.session, &plan);
+            let _ = tx.send(Msg::Diffed(key, Box::new(diff)));
+        }
+    });
 }
 
 /// Finds the sessions on this machine for the picker.

@@ -47,6 +47,8 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
         Msg::Discovered(_) | Msg::Picker(_) => {}
+        Msg::Planned(key, result) => state.planned(key, *result),
+        Msg::Diffed(key, diff) => state.diffed(key, *diff),
         Msg::WhatIfDone(key, result) => {
             if state.what_if_wanted().is_none()
                 && state.what_if_asked.as_ref() == Some(&key)
@@ -111,6 +113,8 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Notice(_)
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
+            | Msg::Planned(..)
+            | Msg::Diffed(..)
             | Msg::SummaryDelta { .. }
             | Msg::SummaryDone { .. }
             | Msg::Frame(_)
@@ -123,7 +127,7 @@ fn is_key(msg: &Msg) -> bool {
 fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
     let before = state.len();
     let at_bottom = before == 0 || state.selected + 1 >= before;
-    state.analysis = analysis;
+    state.analysis = std::sync::Arc::new(analysis);
     let after = state.len();
     state.replan();
     if let Some(search) = &mut state.search {
@@ -460,6 +464,10 @@ fn compact(state: &mut AppState) -> Vec<Effect> {
         state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
         return Vec::new();
     }
+    if let Some((preset, ..)) = &state.planning {
+        state.notice = Some(format!("{preset} is still planning"));
+        return Vec::new();
+    }
     let Some(plan) = state.plan.as_ref() else {
         state.notice = Some(match &state.preset {
             None => "no preset: p chooses one".into(),
@@ -615,7 +623,7 @@ fn enter_child(state: &mut AppState, slot: usize) {
     if slot >= state.analysis.children.len() {
         return;
     }
-    let child = state.analysis.children.remove(slot);
+    let child = state.analysis.children[slot].clone();
     let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
     child_state.summarizer = state.summarizer.clone();
     child_state.viewport = state.viewport;
@@ -628,7 +636,6 @@ fn leave_child(state: &mut AppState) {
     let Some((parent, slot)) = state.parent.take() else {
         return;
     };
-    let child = std::mem::replace(state, *parent);
-    let slot = slot.min(state.analysis.children.len());
-    state.analysis.children.insert(slot, child.analysis);
+    let _ = slot;
+    *state = *parent;
 }

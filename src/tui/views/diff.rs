@@ -11,7 +11,11 @@ const BAR: usize = 20;
 
 pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
     let (Some(plan), Some(d)) = (&state.plan, &state.diff) else {
-        return vec![Line::styled(" no preset: p picks one", theme.fg("dim"))];
+        let why = match &state.plan {
+            Some(_) => " comparing the summarized range with the summarizer input…",
+            None => " no preset: p picks one",
+        };
+        return vec![Line::styled(why, theme.fg("dim"))];
     };
     let mut out = vec![Line::styled(
         format!(

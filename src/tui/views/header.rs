@@ -38,7 +38,17 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         ));
     }
     let mut lines = vec![title, gauge];
-    if let Some(plan) = &state.plan {
+    if let Some((preset, ..)) = &state.planning {
+        let shown = match &state.plan {
+            Some(p) if p.preset != preset.as_str() => format!(" · showing {} meanwhile", p.preset),
+            Some(_) => " · showing the last plan meanwhile".into(),
+            None => String::new(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {preset}: "), theme.fg("threshold")),
+            Span::styled(format!("planning…{shown}"), theme.fg("info")),
+        ]));
+    } else if let Some(plan) = &state.plan {
         let t = &plan.trigger;
         lines.push(Line::from(vec![
             Span::styled(format!(" {}: ", plan.preset), theme.fg("threshold")),
