@@ -175,6 +175,8 @@ impl Preset for Dimos {
                 role: PromptRole::User,
                 position: system,
                 prefix: "[compacted history]\n".into(),
+                suffix: String::new(),
+                replaces: None,
             }),
             findings,
         })

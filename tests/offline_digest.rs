@@ -1,0 +1,168 @@
+//! The frameworks' own offline summaries, through `Preset::offline_summary` and `apply`:
+//! Hermes' static fallback summary against goldens of the real hermes-agent 0.19.0 compressor
+//! run with a summarizer that is not reachable (fixtures/oracle/hermes-fallback), dimos' offline
+//! digest against goldens of its `compact_history` (fixtures/oracle/dimos), and both on every
+//! sample and fixture without a panic.
+
+mod support;
+use std::path::{Path, PathBuf};
+use support::first_difference;
+
+use ctxray::analysis::{Analysis, Options};
+use ctxray::compaction::apply::apply;
+use ctxray::compaction::preset::{self, PlanInput};
+use ctxray::formats::load_path;
+use ctxray::session::{Part, Session};
+use ctxray::tokens::Registry;
+use serde_json::Value;
+
+fn oracle_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/oracle")
+}
+
+fn goldens(dir: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(oracle_dir().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".golden.json"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The text of the summary message `apply` puts at `position`.
+fn summary_text(s: &Session, position: usize) -> Option<&str> {
+    s.messages
+        .get(position)?
+        .parts
+        .iter()
+        .find_map(|p| match p {
+            Part::Summary { text } => Some(text.as_str()),
+            _ => None,
+        })
+}
+
+/// The golden's constructor kwargs as `K=V`, plus the compressor state it records.
+fn hermes_sets(g: &Value) -> Vec<String> {
+    let mut out: Vec<String> = g["settings"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    let count = g["compressor_state"]["compression_count"]
+        .as_u64()
+        .unwrap_or(0);
+    if count > 0 {
+        out.push(format!("compression_count={count}"));
+    }
+    if let Some(aux) = g["auxiliary"]["context_length"].as_u64() {
+        out.push(format!("aux_context_length={aux}"));
+    }
+    out
+}
+
+/// The mismatches of one Hermes fallback golden on the session at `source`.
+fn check_hermes(g: &Value, source: &Path) -> Vec<String> {
+    let e = &g["expected"];
+    let session = load_path(source, None).unwrap();
+    let options = Options {
+        model: g["model"].as_str().map(str::to_string),
+        ..Options::default()
+    };
+    let a = Analysis::new(session, &Registry::bundled(), &options);
+    let input = PlanInput::new(&a);
+    let hermes = preset::find("hermes").unwrap();
+    let plan = match preset::run(hermes, &input, &hermes_sets(g)) {
+        Ok(p) => p,
+        Err(err) => return vec![format!("plan failed: {err}")],
+    };
+    if !plan.trigger.fired {
+        return vec![format!("does not fire: {}", plan.trigger.reason)];
+    }
+    let mut bad = Vec::new();
+    let full = e["fallback_summary"].as_str().unwrap();
+    let (_, body) = full.split_once('\n').unwrap();
+    match hermes.offline_summary(&input, &plan) {
+        None => bad.push("Hermes::offline_summary is None".into()),
+        Some(got) if got != body => {
+            bad.push(format!("fallback: {}", first_difference(body, &got)));
+        }
+        Some(_) => {}
+    }
+    let offline = preset::offline_summary(hermes, &input, &plan);
+    let out = apply(&a.session, &plan, Some(&offline));
+    let inserted = &e["summary_inserted"];
+    let position = inserted["position"].as_u64().unwrap() as usize;
+    let want = inserted["content"].as_str().unwrap();
+    match summary_text(&out, position) {
+        Some(got) if got == want => {}
+        Some(got) => bad.push(format!("inserted: {}", first_difference(want, got))),
+        None => bad.push(format!("no summary message at {position}")),
+    }
+    let role = inserted["role"].as_str().unwrap();
+    if out.messages.get(position).map(|m| m.role.as_str()) != Some(role) {
+        bad.push(format!("summary role: want {role}"));
+    }
+    let len = e["compacted_history_len"].as_u64().unwrap() as usize;
+    if out.messages.len() != len {
+        bad.push(format!(
+            "compacted history: want {len} messages got {}",
+            out.messages.len()
+        ));
+    }
+    bad
+}
+
+#[test]
+fn hermes_fallback_summary_matches_the_real_compressor() {
+    let all = goldens("hermes-fallback");
+    assert!(all.len() >= 18, "only {} fallback goldens", all.len());
+    let mut failures = Vec::new();
+    for path in &all {
+        let g = read(path);
+        let input = oracle_dir().join(g["input"].as_str().unwrap());
+        let bad = check_hermes(&g, &input);
+        if !bad.is_empty() {
+            failures.push(format!("{}:\n  {}", path.display(), bad.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} fallback golden(s) differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// The sample goldens were made from ctxray's OpenAI-chat export of the Claude Code sample; the
+/// sample itself, read in its own format, must give the same fallback.
+#[test]
+fn hermes_fallback_on_the_claude_code_sample_itself() {
+    let sample =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
+    let mut checked = 0;
+    for path in goldens("hermes-fallback") {
+        let g = read(&path);
+        if g["input"] != "hermes-fallback/claude-code-demo.input.json" {
+            continue;
+        }
+        let bad = check_hermes(&g, &sample);
+        assert!(
+            bad.is_empty(),
+            "{}:\n  {}",
+            path.display(),
+            bad.join("\n  ")
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}
