@@ -36,7 +36,7 @@ impl WindowSource {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Analysis {
     pub session: Session,
     pub model: Option<String>,
@@ -106,6 +106,29 @@ impl Analysis {
             counter,
             window,
             window_source,
+            counts,
+            grouping,
+            findings,
+            children,
+        }
+    }
+
+    /// Another session analysed like this one: the same model, encoding, window and image
+    /// costing (a compacted history of this session, say), counted afresh.
+    pub fn derived(&self, mut session: Session) -> Analysis {
+        let children = std::mem::take(&mut session.children);
+        let counts = count_session_with(&session, &self.counter, self.info.images, None);
+        let grouping = group_messages(&session);
+        let findings =
+            findings::session_findings(&session, &grouping, counts.total(), Some(self.window));
+        let children = children.into_iter().map(|c| self.derived(c)).collect();
+        Analysis {
+            session,
+            model: self.model.clone(),
+            info: self.info.clone(),
+            counter: self.counter,
+            window: self.window,
+            window_source: self.window_source,
             counts,
             grouping,
             findings,

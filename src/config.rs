@@ -1,7 +1,8 @@
 //! Where ctxray keeps user configuration, and loading the model registry with the user's layer.
 //!
 //! Owns: the config directory (`directories`, or `CTXRAY_CONFIG_DIR`), the user's `models.toml`
-//! there, and a `--config FILE` layered last. Defaults are embedded in the binary.
+//! and `config.toml` there (and where user themes live), and a `--config FILE` layered last.
+//! Defaults are embedded in the binary. Must not know how a theme looks (the inspector does).
 
 use std::path::{Path, PathBuf};
 
@@ -30,4 +31,112 @@ pub fn load_registry(explicit: Option<&Path>) -> Result<Registry, RegistryError>
         registry.layer(&text, &shown)?;
     }
     Ok(registry)
+}
+
+/// The settings file in the config directory.
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// `<config dir>/config.toml`. Absent keys keep their defaults; unknown keys are an error, so
+/// that a misspelt setting is reported rather than ignored.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    /// The inspector's theme: a bundled name, or `NAME` for `<config dir>/themes/NAME.toml`.
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// Reads `<dir>/config.toml`; the defaults when there is no such file.
+///
+/// # Errors
+/// The file exists but cannot be read or is not a valid settings file; the error names it.
+pub fn read_user_config(dir: &Path) -> Result<UserConfig, ConfigError> {
+    let path = dir.join(CONFIG_FILE);
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserConfig::default()),
+        Err(e) => return Err(invalid(format!("cannot read: {e}"))),
+    };
+    toml::from_str(&text).map_err(|e| invalid(toml_error_line(&text, &e)))
+}
+
+/// Where a user theme called `name` lives: `<dir>/themes/NAME.toml`. `None` when `name` is not
+/// a plain file name (a path, or empty), which cannot name a theme.
+pub fn user_theme_path(dir: &Path, name: &str) -> Option<PathBuf> {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\'])
+        && Path::new(name).file_name().is_some();
+    plain.then(|| dir.join("themes").join(format!("{name}.toml")))
+}
+
+/// A TOML error on one line: `line L, column C: what was expected` (toml's own text spans
+/// several lines, and errors are printed as one).
+pub fn toml_error_line(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', "; ");
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_config_file_is_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_user_config(dir.path()).unwrap(), UserConfig::default());
+    }
+
+    #[test]
+    fn the_config_file_names_a_theme() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE), "theme = \"light\"\n").unwrap();
+        let config = read_user_config(dir.path()).unwrap();
+        assert_eq!(config.theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn a_bad_config_file_is_named_with_the_place_on_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(CONFIG_FILE);
+        std::fs::write(&file, "# settings\ntheme = light\n").unwrap();
+        let err = read_user_config(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}: line 2, column 9: ", file.display())),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        std::fs::write(&file, "thme = \"light\"\n").unwrap();
+        let err = read_user_config(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("unknown field `thme`"), "{err}");
+    }
+
+    #[test]
+    fn only_a_plain_name_names_a_user_theme() {
+        let dir = Path::new("cfg");
+        assert_eq!(
+            user_theme_path(dir, "solar"),
+            Some(dir.join("themes").join("solar.toml"))
+        );
+        for bad in ["", "../x", "a/b", "a\\b", ".hidden"] {
+            assert_eq!(user_theme_path(dir, bad), None, "{bad:?}");
+        }
+    }
 }

@@ -14,6 +14,8 @@ pub mod progress;
 pub mod pyrepr;
 pub mod secrets;
 pub mod session;
+pub mod summarize;
+pub mod timeline;
 pub mod tokens;
 pub mod tui;
 pub mod write;

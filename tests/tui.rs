@@ -487,3 +487,69 @@ fn f_jumps_through_the_findings_messages() {
         .expect("no finding marked");
     assert!(marked.contains(&named.last().unwrap().1), "{marked}");
 }
+
+#[test]
+fn c_compacts_c_again_compacts_the_result_and_esc_walks_back() {
+    let mut s = demo(Some("custom"), &["trigger_tokens=1000", "keep_last=6"]);
+    let before = s.analysis.total_tokens();
+    update(&mut s, Msg::Compact);
+    let c = s.compaction.clone().expect("no compaction");
+    assert_eq!(c.generation, 1);
+    assert_eq!(c.tokens_before, before);
+    assert_eq!(c.tokens_after, s.analysis.total_tokens());
+    assert!(c.tokens_after < before);
+    let at = c.summary_at.unwrap();
+    assert_eq!(s.selected, at);
+    assert!(matches!(
+        s.analysis.session.messages[at].parts[0],
+        ctxray::session::Part::Summary { .. }
+    ));
+    let text = screen(&s, 150, 50);
+    assert!(text.contains("compaction 1 · custom"), "{text}");
+    assert!(text.contains("freed"), "{text}");
+    assert!(text.contains("Offline digest of"), "{text}");
+    // Compacting the compacted history: the earlier summary is summarized in turn.
+    update(&mut s, Msg::Compact);
+    let c2 = s.compaction.clone().unwrap();
+    assert_eq!(c2.generation, 2);
+    assert_eq!(c2.tokens_before, c.tokens_after);
+    // Esc: result view → message view, then back through the compactions.
+    update(&mut s, Msg::Back);
+    update(&mut s, Msg::Back);
+    assert_eq!(s.compaction.as_ref().map(|c| c.generation), Some(1));
+    update(&mut s, Msg::Back);
+    update(&mut s, Msg::Back);
+    assert!(s.compaction.is_none());
+    assert_eq!(s.analysis.total_tokens(), before);
+    // A plan that does not fire says so and changes nothing.
+    let mut idle = demo(Some("dimos"), &[]);
+    update(&mut idle, Msg::Compact);
+    assert!(idle.compaction.is_none());
+    assert!(idle.notice.as_deref().unwrap().contains("does not fire"));
+}
+
+#[test]
+fn a_what_if_run_apart_lands_only_on_the_plan_it_was_for() {
+    use ctxray::timeline::WhatIfStatus;
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    let WhatIfStatus::Done(done) = s.timeline.what_if.clone() else {
+        panic!("a small session computes its what-if at once")
+    };
+    // As for a large session: not computed, and only wanted once the timeline is on screen.
+    s.timeline.what_if = WhatIfStatus::NotComputed;
+    assert!(s.what_if_wanted().is_none());
+    update(&mut s, Msg::ShowTimeline);
+    let key = s.what_if_wanted().expect("the timeline wants its what-if");
+    s.what_if_asked = Some(key.clone());
+    assert!(s.what_if_wanted().is_none(), "asked once, not twice");
+    let stale = ("hermes".to_string(), Vec::new(), s.len());
+    update(&mut s, Msg::WhatIfDone(stale, Ok(done.clone())));
+    assert_eq!(
+        s.timeline.what_if,
+        WhatIfStatus::NotComputed,
+        "a stale result is dropped"
+    );
+    update(&mut s, Msg::WhatIfDone(key, Ok(done.clone())));
+    assert_eq!(s.timeline.what_if, WhatIfStatus::Done(done));
+    assert!(screen(&s, 120, 40).contains("dimos would first fire at #20"));
+}

@@ -116,3 +116,22 @@ fn narrow_terminal_stacks_the_panes() {
     let mut s = demo();
     insta::assert_snapshot!(frame(&mut s, 80, 30));
 }
+
+#[test]
+fn compaction_result() {
+    let mut s = open(
+        "fixtures/samples/claude-code-demo.jsonl",
+        Some("custom"),
+        &["trigger_tokens=1000", "keep_last=6"],
+    );
+    update(&mut s, Msg::Compact);
+    insta::assert_snapshot!(frame(&mut s, 120, 40));
+}
+
+#[test]
+fn timeline_view() {
+    let mut s = demo();
+    update(&mut s, Msg::ShowTimeline);
+    update(&mut s, Msg::Bottom);
+    insta::assert_snapshot!(frame(&mut s, 120, 32));
+}

@@ -65,6 +65,49 @@ pub fn offline(analysis: &Analysis, plan: &Plan) -> Option<String> {
     Some(preset::offline_summary(p, &PlanInput::new(analysis), plan))
 }
 
+/// Calls a network summarizer on the plan's summarizer messages. Before sending, says on
+/// stderr how many secrets were masked; while it streams, and stderr is a terminal, the summary
+/// appears there as it is written (unless `quiet`).
+pub fn summarize_network(
+    client: &dyn crate::summarize::Summarizer,
+    messages: &[crate::compaction::PromptMessage],
+    quiet: bool,
+) -> anyhow::Result<crate::summarize::Summary> {
+    use std::io::IsTerminal;
+    let masked = crate::summarize::prepare(messages).masked;
+    let mut err = std::io::stderr();
+    if masked > 0 {
+        let _ = writeln!(
+            err,
+            "ctxray: masked {masked} secret(s) in the summarizer input before sending"
+        );
+    }
+    let stream = !quiet && err.is_terminal();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let call = client.summarize(messages, tx.into());
+        tokio::pin!(call);
+        loop {
+            tokio::select! {
+                Some(delta) = rx.recv() => {
+                    if stream {
+                        let _ = write!(err, "{delta}");
+                        let _ = err.flush();
+                    }
+                }
+                done = &mut call => break done,
+            }
+        }
+    });
+    if stream {
+        let _ = writeln!(err);
+    }
+    Ok(result?)
+}
+
 pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
     let mut doc = plan_cmd::plan_json(before, plan);
     let messages: Vec<Value> = c

@@ -51,9 +51,10 @@ pub struct Cli {
     /// Keep reading the file as the agent writes it (new messages appear as they land).
     #[arg(long)]
     pub follow: bool,
-    /// Theme: dark, light or high-contrast.
-    #[arg(long, value_name = "NAME", default_value = "dark")]
-    pub theme: String,
+    /// Theme: dark, light, high-contrast, or a theme in the config directory's themes/
+    /// (default: `theme` in config.toml, else dark).
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -263,7 +264,11 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
-    let theme = crate::tui::theme::Theme::bundled(&cli.theme)?;
+    let theme = crate::tui::theme::Theme::load(
+        cli.theme.as_deref(),
+        cli.common.no_color,
+        crate::config::config_dir().as_deref(),
+    )?;
     let source = match cli.source.as_deref() {
         None => None,
         Some(source) => Some(source_of(source, cli.follow)?),
@@ -392,11 +397,28 @@ fn compact(
     let registry = crate::config::load_registry(common.config.as_deref())?;
     let (analysis, plan) = planned(source, preset, common)?;
     let (name, summary, masked) = match summarizer.summarizer {
-        SummarizerKind::Offline => ("offline".to_string(), compact_cmd::offline(&analysis, &plan), 0),
-        other => return Err(anyhow!(
-            "--summarizer {}: the network summarizers are not available in this build; use --summarizer offline",
-            other.to_possible_value().map_or("?".into(), |v| v.get_name().to_string())
-        )),
+        SummarizerKind::Offline => (
+            "offline".to_string(),
+            compact_cmd::offline(&analysis, &plan),
+            0,
+        ),
+        // Nothing to send: the plan does not fire, or the framework writes its summary without a
+        // model (an offline digest, or a strategy that only drops).
+        _ if !plan.trigger.fired || plan.summarizer.is_empty() || plan.insertion.is_none() => (
+            "offline".to_string(),
+            compact_cmd::offline(&analysis, &plan),
+            0,
+        ),
+        kind => {
+            let client = network_summarizer(kind, summarizer)?;
+            let quiet = format == OutputFormat::Json;
+            let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
+            (
+                format!("{}:{}", client.name(), s.model),
+                Some(s.text),
+                s.masked_secrets,
+            )
+        }
     };
     let done = compact_cmd::compacted(
         &analysis,
@@ -435,6 +457,23 @@ fn compact(
     }
     stdout.flush().ok();
     Ok(0)
+}
+
+/// The network summarizer the flags name; its key comes from the environment. Building it
+/// sends nothing.
+fn network_summarizer(
+    kind: SummarizerKind,
+    args: &SummarizerArgs,
+) -> anyhow::Result<Box<dyn crate::summarize::Summarizer>> {
+    use crate::summarize::{Anthropic, OpenAi};
+    let (base, model) = (args.base_url.as_deref(), args.summarizer_model.as_deref());
+    Ok(match kind {
+        SummarizerKind::Openai => Box::new(OpenAi::from_env(base, model)?),
+        SummarizerKind::Anthropic => Box::new(Anthropic::from_env(base, model)?),
+        SummarizerKind::Offline => {
+            return Err(anyhow!("the offline summarizer needs no network client"))
+        }
+    })
 }
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {

@@ -87,6 +87,18 @@ const BINDINGS: &[Binding] = &[
         msg: || Msg::ShowDiff,
     },
     Binding {
+        keys: "t",
+        help: "timeline: context per request, trigger, compactions",
+        listens: &[plain('t')],
+        msg: || Msg::ShowTimeline,
+    },
+    Binding {
+        keys: "c",
+        help: "compact now (offline); again on the result",
+        listens: &[plain('c')],
+        msg: || Msg::Compact,
+    },
+    Binding {
         keys: "p P",
         help: "next / previous compaction preset",
         listens: &[plain('p')],

@@ -6,6 +6,8 @@
 //! reimplemented here.
 
 pub mod app;
+pub mod color_depth;
+pub mod highlight;
 pub mod keymap;
 pub mod knob;
 pub mod msg;

@@ -16,6 +16,11 @@ pub enum Msg {
     Discovered(crate::live::discover::Discovery),
     /// A key or click on the session picker.
     Picker(crate::tui::picker::PickerInput),
+    /// A what-if search run apart finished (`Err`: why it could not plan).
+    WhatIfDone(
+        crate::tui::state::WhatIfKey,
+        Result<crate::timeline::WhatIf, String>,
+    ),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
     Up,
@@ -36,8 +41,12 @@ pub enum Msg {
     ShowSummarizer,
     /// Show the diff of the summarized range against the summarizer input.
     ShowDiff,
+    /// Show the context timeline (tokens per request, compactions, trigger, what-if).
+    ShowTimeline,
     /// Show the selected message in the detail pane.
     ShowMessage,
+    /// Run the active preset's compaction (offline summary) and inspect the result.
+    Compact,
     /// Open the subagents of this session (or the selected one, when the list is open).
     Subagents,
     /// Open a prompt line: `/` search or `:` command.

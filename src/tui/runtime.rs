@@ -62,6 +62,7 @@ pub fn run(start: Start, theme: Theme) -> io::Result<Exit> {
     }));
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
+    let theme = theme.in_background();
     let result = runtime.block_on(event_loop(&mut terminal, start, &theme));
     restore();
     // Blocking reads (a pipe on stdin) must not keep the process alive.
@@ -119,6 +120,7 @@ async fn event_loop(
     let mut tick = tokio::time::interval(Duration::from_millis(80));
     let mut dirty = true;
     loop {
+        dirty |= theme.highlighter().take_ready();
         if dirty {
             draw(terminal, &mut app, theme)?;
             dirty = false;
@@ -138,13 +140,20 @@ async fn event_loop(
             _ = term.recv() => return Ok(Exit::Signal(15)),
             _ = hup.recv() => return Ok(Exit::Signal(1)),
             _ = int.recv() => return Ok(Exit::Signal(2)),
-            _ = tick.tick(), if app.animates() => {
+            _ = tick.tick(), if app.animates() || theme.highlighter().busy() => {
                 dirty = true;
                 None
             }
         };
         let Some(msg) = msg else { continue };
-        for effect in app::update(&mut app, msg) {
+        let effects = app::update(&mut app, msg);
+        if let Screen::Inspect(state) = &mut app.screen {
+            if let Some(key) = state.what_if_wanted() {
+                state.what_if_asked = Some(key.clone());
+                tasks::spawn_what_if(state.analysis.clone(), key, tx.clone());
+            }
+        }
+        for effect in effects {
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
                 Effect::Fail(error) => return Ok(Exit::Failed(error)),

@@ -11,12 +11,20 @@ pub enum Focus {
     Detail,
 }
 
+/// Largest session whose what-if search `replan` runs itself: at most this many messages and
+/// this many loaded bytes (the slowest presets take about a second per MiB of session).
+pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 300;
+pub const WHAT_IF_SYNC_MAX_BYTES: usize = 1 << 20;
+
 /// What the detail pane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailMode {
     Message,
     Summarizer,
     Diff,
+    /// The compaction just carried out: before/after, the summary, its findings.
+    Result,
+    Timeline,
 }
 
 /// The fate of a message under the active preset, for shading.
@@ -68,6 +76,35 @@ pub struct AppState {
     pub subagents: Option<usize>,
     /// When this is a subagent's view: the parent's state and the child's slot in it.
     pub parent: Option<(Box<AppState>, usize)>,
+    /// When this is a compacted history (`c`): what was compacted and how; `previous` is the
+    /// history before it, which Esc returns to.
+    pub compaction: Option<Compaction>,
+    pub previous: Option<Box<AppState>>,
+    /// Context per request, file compactions, trigger and what-if (rebuilt by `replan`).
+    pub timeline: crate::timeline::Timeline,
+    /// The what-if search running apart, by the plan it is for.
+    pub what_if_asked: Option<WhatIfKey>,
+}
+
+/// Which plan a what-if search is for: preset, settings and session length. A result for
+/// another key arrives late and is dropped.
+pub type WhatIfKey = (String, Vec<String>, usize);
+
+/// A compaction carried out in the inspector.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    pub preset: String,
+    pub summarizer: String,
+    /// The summarizer's text as returned (`None` for a strategy that only drops).
+    pub summary: Option<String>,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub messages_before: usize,
+    /// Index of the inserted summary in this (compacted) history.
+    pub summary_at: Option<usize>,
+    pub findings: Vec<crate::compaction::Finding>,
+    /// How many compactions led here (1 for the first, 2 when `c` compacted a compacted one).
+    pub generation: usize,
 }
 
 /// A search and its matches (message indices, ascending).
@@ -103,6 +140,10 @@ impl AppState {
             subagents: None,
             parent: None,
             finding: None,
+            compaction: None,
+            previous: None,
+            what_if_asked: None,
+            timeline: crate::timeline::Timeline::default(),
         };
         state.replan();
         state
@@ -123,7 +164,9 @@ impl AppState {
         self.fates.clear();
         self.diff = None;
         self.plan_error = None;
-        let Some(name) = &self.preset else { return };
+        let Some(name) = &self.preset else {
+            return self.rebuild_timeline();
+        };
         let result = preset::find(name)
             .and_then(|p| preset::run(p, &PlanInput::new(&self.analysis), &self.sets));
         match result {
@@ -134,6 +177,38 @@ impl AppState {
             }
             Err(e) => self.plan_error = Some(e.to_string()),
         }
+        self.rebuild_timeline();
+    }
+
+    /// The timeline under the current plan. The what-if search plans many prefixes, so it runs
+    /// here only on small sessions (`WHAT_IF_SYNC_MAX_*`); on larger ones it stays
+    /// `NotComputed` for the runtime to run `crate::timeline::what_if` apart.
+    fn rebuild_timeline(&mut self) {
+        use crate::timeline::{what_if, Timeline, WhatIfStatus};
+        self.timeline = Timeline::build(&self.analysis, self.plan.as_ref());
+        // The window drawn is the one the gauge uses: the preset's own when it has one.
+        self.timeline.window = self.gauge_window().0;
+        let Some(name) = &self.preset else { return };
+        let large = self.len() > WHAT_IF_SYNC_MAX_MESSAGES
+            || self.analysis.session.buffer.len() > WHAT_IF_SYNC_MAX_BYTES;
+        self.timeline.what_if = if large {
+            WhatIfStatus::NotComputed
+        } else {
+            match preset::find(name).and_then(|p| what_if(&self.analysis, p, &self.sets)) {
+                Ok(w) => WhatIfStatus::Done(w),
+                Err(e) => WhatIfStatus::Failed(e.to_string()),
+            }
+        };
+    }
+
+    /// The what-if search this state still needs run apart: the timeline is on screen, a
+    /// preset is active, and the search was not done here (a large session) nor asked for yet.
+    pub fn what_if_wanted(&self) -> Option<WhatIfKey> {
+        let key = (self.preset.clone()?, self.sets.clone(), self.len());
+        let needed = self.detail_mode == DetailMode::Timeline
+            && self.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
+            && self.what_if_asked.as_ref() != Some(&key);
+        needed.then_some(key)
     }
 
     pub fn fate(&self, index: usize) -> Fate {

@@ -81,6 +81,20 @@ pub fn spawn_load(
     });
 }
 
+/// Runs the timeline's what-if search (many plans on prefixes) on a copy of the session.
+pub fn spawn_what_if(
+    analysis: Analysis,
+    key: crate::tui::state::WhatIfKey,
+    tx: UnboundedSender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let result = crate::compaction::preset::find(&key.0)
+            .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
+            .map_err(|e| e.to_string());
+        let _ = tx.send(Msg::WhatIfDone(key, result));
+    });
+}
+
 /// Finds the sessions on this machine for the picker.
 pub fn spawn_discover(locations: crate::live::discover::Locations, tx: UnboundedSender<Msg>) {
     std::thread::spawn(move || {

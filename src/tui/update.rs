@@ -23,6 +23,11 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
         Msg::Back if state.search.is_some() => state.search = None,
         Msg::Back if state.parent.is_some() => leave_child(state),
+        Msg::Back if state.previous.is_some() => {
+            if let Some(previous) = state.previous.take() {
+                *state = *previous;
+            }
+        }
         Msg::Back => return vec![Effect::Quit],
         Msg::ToggleHelp => state.show_help = !state.show_help,
         Msg::FocusNext => {
@@ -40,6 +45,17 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
         Msg::Discovered(_) | Msg::Picker(_) => {}
+        Msg::WhatIfDone(key, result) => {
+            if state.what_if_wanted().is_none()
+                && state.what_if_asked.as_ref() == Some(&key)
+                && state.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
+            {
+                state.timeline.what_if = match result {
+                    Ok(w) => crate::timeline::WhatIfStatus::Done(w),
+                    Err(e) => crate::timeline::WhatIfStatus::Failed(e),
+                };
+            }
+        }
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -47,6 +63,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::PrevPreset => cycle_preset(state, false),
         Msg::Knob(dir) => turn_knob(state, dir),
         Msg::Subagents => open_subagents(state),
+        Msg::Compact => compact(state),
         Msg::Prompt(kind) => state.prompt = Some((kind, String::new())),
         Msg::PromptEdit(edit) => return prompt_edit(state, edit),
         Msg::NextFinding => jump_to_finding(state, false),
@@ -63,6 +80,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
                 move_selection(state, &step, page);
             }
         }
+        Msg::ShowTimeline => show(state, DetailMode::Timeline),
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {
                 scroll_detail(state, &msg, page as u16);
@@ -84,6 +102,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::LoadFailed(_)
             | Msg::Notice(_)
             | Msg::Discovered(_)
+            | Msg::WhatIfDone(..)
             | Msg::Frame(_)
             | Msg::Viewport(_)
     )
@@ -421,6 +440,68 @@ fn current_settings(state: &AppState) -> String {
             .join(" "),
         None => "no plan".into(),
     }
+}
+
+/// Carries out the active plan with the offline summary and shows the compacted history; the
+/// history before waits in `previous`.
+fn compact(state: &mut AppState) {
+    let Some(plan) = state.plan.as_ref() else {
+        state.notice = Some(match &state.preset {
+            None => "no preset: p chooses one".into(),
+            Some(p) => format!(
+                "{p} cannot plan: {}",
+                state.plan_error.clone().unwrap_or_default()
+            ),
+        });
+        return;
+    };
+    if !plan.trigger.fired {
+        state.notice = Some(format!(
+            "{} does not fire: {}",
+            plan.preset, plan.trigger.reason
+        ));
+        return;
+    }
+    let summary = (plan.insertion.is_some())
+        .then(|| {
+            preset::find(plan.preset)
+                .ok()
+                .map(|p| preset::offline_summary(p, &preset::PlanInput::new(&state.analysis), plan))
+        })
+        .flatten();
+    let session =
+        crate::compaction::apply::apply(&state.analysis.session, plan, summary.as_deref());
+    let after = state.analysis.derived(session);
+    let before_tokens = state.analysis.total_tokens();
+    let findings = crate::compaction::outcome::findings(
+        &state.analysis.session,
+        plan,
+        summary.as_deref(),
+        before_tokens,
+        after.total_tokens(),
+    );
+    let info = super::state::Compaction {
+        preset: plan.preset.to_string(),
+        summarizer: "offline".into(),
+        summary_at: summary.as_ref().and(plan.insertion.as_ref()).map(|i| {
+            i.position
+                .min(after.session.messages.len().saturating_sub(1))
+        }),
+        summary,
+        tokens_before: before_tokens,
+        tokens_after: after.total_tokens(),
+        messages_before: state.len(),
+        findings,
+        generation: state.compaction.as_ref().map_or(1, |c| c.generation + 1),
+    };
+    let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
+    next.viewport = state.viewport;
+    next.layout = state.layout.clone();
+    next.selected = info.summary_at.unwrap_or(0);
+    next.detail_mode = DetailMode::Result;
+    next.compaction = Some(info);
+    let previous = std::mem::replace(state, next);
+    state.previous = Some(Box::new(previous));
 }
 
 fn open_subagents(state: &mut AppState) {

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod http_server;
+
 use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::Plan;
 use ctxray::session::Session;

@@ -1,5 +1,8 @@
 //! The detail pane: the selected message whole — its parts, tool arguments as indented JSON,
 //! results, reasoning, usage — long content folded with a count of the hidden lines.
+//!
+//! JSON arguments, JSON results and fenced code in text are highlighted through the theme's
+//! highlighter, which only ever sees the lines shown here; this file decides what is shown.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,6 +11,7 @@ use ratatui::Frame;
 
 use super::thousands;
 use crate::session::{Message, Part};
+use crate::tui::highlight::Kind;
 use crate::tui::state::{AppState, DetailMode, Focus};
 use crate::tui::theme::Theme;
 
@@ -26,6 +30,8 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let lines = match state.detail_mode {
         DetailMode::Summarizer => super::summarizer::lines(state, theme),
         DetailMode::Diff => super::diff::lines(state, theme),
+        DetailMode::Result => super::result::lines(state, theme),
+        DetailMode::Timeline => return super::timeline::render(frame, area, state, theme),
         DetailMode::Message => match state.analysis.session.messages.get(state.selected) {
             Some(m) => message_lines(state, m, theme),
             None => vec![Line::styled("no messages", theme.fg("dim"))],
@@ -109,11 +115,7 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
                 format!("▸ call {name} [{id}]{side}"),
                 theme.bold("tool"),
             ));
-            let pretty = serde_json::from_str::<serde_json::Value>(arguments)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| arguments.clone());
-            folded(&pretty, theme, "assistant", out);
+            shown(arguments, Kind::Json, theme, "assistant", FOLD_AT, out);
         }
         Part::ToolResult {
             call_id,
@@ -137,7 +139,12 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
                 theme.bold(role),
             ));
             for p in content {
-                part_lines(p, theme, out);
+                match p {
+                    Part::Text { text } => {
+                        shown(text, Kind::MaybeJson, theme, "title", FOLD_AT, out)
+                    }
+                    _ => part_lines(p, theme, out),
+                }
             }
         }
         Part::Image(img) => out.push(Line::styled(
@@ -166,14 +173,28 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
     }
 }
 
+/// A text part (fenced code highlighted), folded after `FOLD_AT` lines.
 pub(super) fn folded<'a>(text: &str, theme: &Theme, role: &str, out: &mut Vec<Line<'a>>) {
-    let total = text.lines().count();
-    for l in text.lines().take(FOLD_AT) {
-        out.push(Line::styled(l.to_string(), theme.fg(role)));
-    }
-    if total > FOLD_AT {
+    shown(text, Kind::Text, theme, role, FOLD_AT, out);
+}
+
+/// The first `fold_at` lines of `text` as `kind` (highlighted where it is code, the rest in
+/// `role`), then a count of the lines folded away.
+pub(super) fn shown<'a>(
+    text: &str,
+    kind: Kind,
+    theme: &Theme,
+    role: &str,
+    fold_at: usize,
+    out: &mut Vec<Line<'a>>,
+) {
+    let shown = theme
+        .highlighter()
+        .show(text, kind, theme.fg(role), fold_at);
+    out.extend(shown.lines.iter().cloned());
+    if shown.total > fold_at {
         out.push(Line::styled(
-            format!("… {} more lines", total - FOLD_AT),
+            format!("… {} more lines", shown.total - fold_at),
             theme.fg("dim"),
         ));
     }

@@ -3,7 +3,7 @@
 //! visible window is built, so a frame costs the same at 100 messages or 100,000.
 
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
@@ -127,7 +127,7 @@ fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme
     }
     let line = Line::from(spans);
     if m.index == state.selected {
-        line.style(Style::default().bg(theme.color("selected_bg")))
+        line.style(theme.selected())
     } else {
         line
     }

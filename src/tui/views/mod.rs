@@ -10,8 +10,10 @@ mod help;
 mod list;
 mod loading;
 pub mod picker;
+mod result;
 mod subagents;
 mod summarizer;
+mod timeline;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::Frame;
@@ -70,7 +72,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         subagents::render(frame, centered(area, 70, 60), state, theme);
     }
     if state.show_help {
-        help::render(frame, centered(area, 60, 80), theme);
+        help::render(frame, centered(area, 70, 90), theme);
     }
     FrameLayout {
         list,

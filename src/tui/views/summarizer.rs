@@ -2,8 +2,9 @@
 
 use ratatui::text::Line;
 
-use super::detail::folded;
+use super::detail::shown;
 use super::thousands;
+use crate::tui::highlight::Kind;
 use crate::tui::state::AppState;
 use crate::tui::theme::Theme;
 
@@ -49,15 +50,7 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
             ),
             theme.bold(m.role.as_str()),
         ));
-        let shown: String = m.content.lines().take(SHOWN).collect::<Vec<_>>().join("\n");
-        folded(&shown, theme, "title", &mut out);
-        let total = m.content.lines().count();
-        if total > SHOWN {
-            out.push(Line::styled(
-                format!("… {} more lines", total - SHOWN),
-                theme.fg("dim"),
-            ));
-        }
+        shown(&m.content, Kind::Text, theme, "title", SHOWN, &mut out);
     }
     out
 }
