@@ -166,3 +166,114 @@ fn hermes_fallback_on_the_claude_code_sample_itself() {
     }
     assert_eq!(checked, 2);
 }
+
+/// The mismatches of one dimos golden: trigger estimate, kept messages, the offline digest (the
+/// preset's and the one `apply` inserts), and the model summarizer's prompt.
+fn check_dimos(g: &Value) -> Vec<String> {
+    let e = &g["expected"];
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(g["input"].as_str().unwrap());
+    let session = load_path(&source, None).unwrap();
+    let a = Analysis::new(session, &Registry::bundled(), &Options::default());
+    let input = PlanInput::new(&a);
+    let sets: Vec<String> = g["settings"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let dimos = preset::find("dimos").unwrap();
+    let plan = match preset::run(dimos, &input, &sets) {
+        Ok(p) => p,
+        Err(err) => return vec![format!("plan failed: {err}")],
+    };
+    let mut bad = Vec::new();
+    let compacted = e["compacted"].as_bool().unwrap();
+    if plan.trigger.fired != compacted {
+        bad.push(format!(
+            "fired {} want {compacted}: {}",
+            plan.trigger.fired, plan.trigger.reason
+        ));
+    }
+    if Some(plan.trigger.value) != e["tokens_before"].as_u64() {
+        bad.push(format!(
+            "estimate {} want {}",
+            plan.trigger.value, e["tokens_before"]
+        ));
+    }
+    let own = dimos.offline_summary(&input, &plan);
+    if !compacted {
+        if own.is_some() {
+            bad.push("offline summary without a compaction".into());
+        }
+        return bad;
+    }
+    let want = e["summary"].as_str().unwrap();
+    match own.as_deref() {
+        Some(got) if got == want => {}
+        Some(got) => bad.push(format!("digest: {}", first_difference(want, got))),
+        None => bad.push("Dimos::offline_summary is None".into()),
+    }
+    let out = apply(
+        &a.session,
+        &plan,
+        Some(&preset::offline_summary(dimos, &input, &plan)),
+    );
+    let position = e["summary_position"].as_u64().unwrap() as usize;
+    let inserted = e["summary_message"]["data"]["content"].as_str().unwrap();
+    match summary_text(&out, position) {
+        Some(got) if got == inserted => {}
+        Some(got) => bad.push(format!("inserted: {}", first_difference(inserted, got))),
+        None => bad.push(format!("no summary message at {position}")),
+    }
+    if out.messages.get(position).map(|m| m.role.as_str()) != Some("user") {
+        bad.push("the summary is not a user (HumanMessage) message".into());
+    }
+    let kept: Vec<usize> = out
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != position)
+        .map(|(_, m)| m.source_index)
+        .collect();
+    let want_kept: Vec<usize> = e["kept_source_indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    if kept != want_kept {
+        bad.push(format!("kept {kept:?} want {want_kept:?}"));
+    }
+    let prompt = e["model_summarizer"]["messages"][0].as_str().unwrap();
+    match plan.summarizer.first() {
+        Some(m) if m.content == prompt && plan.summarizer.len() == 1 => {}
+        Some(m) => bad.push(format!(
+            "summarizer prompt: {}",
+            first_difference(prompt, &m.content)
+        )),
+        None => bad.push("no summarizer request".into()),
+    }
+    bad
+}
+
+#[test]
+fn dimos_digest_matches_its_compact_history() {
+    let all = goldens("dimos");
+    assert!(all.len() >= 9, "only {} dimos goldens", all.len());
+    let mut failures = Vec::new();
+    for path in &all {
+        let bad = check_dimos(&read(path));
+        if !bad.is_empty() {
+            failures.push(format!("{}:\n  {}", path.display(), bad.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} dimos golden(s) differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
