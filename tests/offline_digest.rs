@@ -1,8 +1,8 @@
 //! The frameworks' own offline summaries, through `Preset::offline_summary` and `apply`:
 //! Hermes' static fallback summary against goldens of the real hermes-agent 0.19.0 compressor
 //! run with a summarizer that is not reachable (fixtures/oracle/hermes-fallback), dimos' offline
-//! digest against goldens of its `compact_history` (fixtures/oracle/dimos), and both on every
-//! sample and fixture without a panic.
+//! digest against goldens of its `compact_history` (fixtures/oracle/dimos), and both in
+//! `ctxray compact --json` on the binary.
 
 mod support;
 use std::path::{Path, PathBuf};
@@ -275,5 +275,92 @@ fn dimos_digest_matches_its_compact_history() {
         failures.len(),
         all.len(),
         failures.join("\n")
+    );
+}
+
+/// `ctxray ARGS` in the crate root; stdout as JSON (the run must succeed).
+fn ctxray_json(args: &[&str]) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn compact_json_shows_hermes_own_fallback_summary() {
+    let g = read(&oracle_dir().join("hermes-fallback/claude-code-demo.golden.json"));
+    let e = &g["expected"];
+    let doc = ctxray_json(&[
+        "compact",
+        "fixtures/samples/claude-code-demo.jsonl",
+        "--preset",
+        "hermes",
+        "--model",
+        g["model"].as_str().unwrap(),
+        "--set",
+        &format!("model={}", g["settings"]["model"].as_str().unwrap()),
+        "--set",
+        &format!(
+            "config_context_length={}",
+            g["settings"]["config_context_length"]
+        ),
+        "--json",
+    ]);
+    let r = &doc["result"];
+    assert_eq!(r["summarizer"], "offline");
+    // The summary as Hermes' fallback returns it, less the SUMMARY_PREFIX line it starts with.
+    let (_, body) = e["fallback_summary"]
+        .as_str()
+        .unwrap()
+        .split_once('\n')
+        .unwrap();
+    let got = r["summary"].as_str().unwrap();
+    assert!(got == body, "{}", first_difference(body, got));
+    let position = e["summary_inserted"]["position"].as_u64().unwrap() as usize;
+    assert_eq!(
+        r["messages"][position]["role"],
+        e["summary_inserted"]["role"]
+    );
+    assert_eq!(
+        r["messages"].as_array().unwrap().len() as u64,
+        e["compacted_history_len"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn compact_json_shows_dimos_own_digest() {
+    let g = read(&oracle_dir().join("dimos/long-unicode.golden.json"));
+    let e = &g["expected"];
+    let input = format!("fixtures/{}", g["input"].as_str().unwrap());
+    let mut args = vec![
+        "compact".to_string(),
+        input,
+        "--preset".into(),
+        "dimos".into(),
+    ];
+    for (k, v) in g["settings"].as_object().unwrap() {
+        args.extend(["--set".into(), format!("{k}={v}")]);
+    }
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = &ctxray_json(&args)["result"];
+    assert_eq!(r["summarizer"], "offline");
+    let want = e["summary"].as_str().unwrap();
+    let got = r["summary"].as_str().unwrap();
+    assert!(got == want, "{}", first_difference(want, got));
+    assert!(got.starts_with("8 earlier messages were removed to stay within the context window"));
+    let position = e["summary_position"].as_u64().unwrap() as usize;
+    assert_eq!(r["messages"][position]["role"], "user");
+    assert_eq!(
+        r["messages"].as_array().unwrap().len() as u64,
+        e["compacted_history_len"].as_u64().unwrap()
     );
 }
