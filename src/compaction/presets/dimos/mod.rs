@@ -1,5 +1,7 @@
-//! `dimos`: dimos' `compact_history` (PR #3455 branch), from its documented behaviour — there
-//! is no released package to run, so this preset is marked approximate.
+//! `dimos`: dimos' `compact_history` (PR #3455 branch). No released package has it; goldens of
+//! its module run on LangChain sessions (fixtures/oracle/dimos) check trigger, cut, digest and
+//! summarizer prompt. Marked approximate: other formats reach it through ctxray's own
+//! LangChain view of the session (`lc`), which no golden covers.
 //!
 //! Trigger: `estimate_tokens(history) > context_window * trigger_ratio` (and more than one
 //! message). Cut: a leading SystemMessage is kept; walking back from the newest message, keep
