@@ -5,8 +5,9 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use support::http_server::{Reply, TestServer};
+use support::wire::{anthropic_events, openai_events};
 
 const DEMO: &str = "fixtures/samples/claude-code-demo.jsonl";
 const KEY: &str = "sk-test-compact-0123456789abcdef";
@@ -45,62 +46,6 @@ fn args(extra: &[&str]) -> Vec<String> {
     v.extend(SETTINGS.iter().map(|s| s.to_string()));
     v.extend(extra.iter().map(|s| s.to_string()));
     v
-}
-
-fn openai_events(deltas: &[&str]) -> Vec<String> {
-    let chunk = |delta: Value, finish: Value| {
-        let c = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
-            "model": "gpt-test-2025-01-01",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-        format!("data: {c}\n\n")
-    };
-    let mut out = vec![chunk(
-        json!({"role": "assistant", "content": ""}),
-        Value::Null,
-    )];
-    out.extend(
-        deltas
-            .iter()
-            .map(|d| chunk(json!({ "content": d }), Value::Null)),
-    );
-    out.push(chunk(json!({}), json!("stop")));
-    out.push("data: [DONE]\n\n".into());
-    out
-}
-
-fn anthropic_events(deltas: &[&str]) -> Vec<String> {
-    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
-    let mut out = vec![
-        event(
-            "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
-                "role": "assistant", "model": "claude-test-1", "content": [],
-                "stop_reason": null, "usage": {"input_tokens": 900, "output_tokens": 1}}}),
-        ),
-        event(
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0,
-                "content_block": {"type": "text", "text": ""}}),
-        ),
-    ];
-    for d in deltas {
-        out.push(event(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-                "delta": {"type": "text_delta", "text": d}}),
-        ));
-    }
-    out.push(event(
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 0}),
-    ));
-    out.push(event(
-        "message_delta",
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-            "usage": {"output_tokens": 12}}),
-    ));
-    out.push(event("message_stop", json!({"type": "message_stop"})));
-    out
 }
 
 async fn plan() -> Value {
@@ -229,4 +174,81 @@ async fn without_a_key_nothing_is_sent() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("OPENAI_API_KEY"), "{}", run.stderr);
     assert!(server.requests().is_empty());
+}
+
+/// Runs `compact` on the demo with `preset_args`, the model streaming `summary`.
+async fn compact_with_summary(preset_args: &[&str], summary: &str) -> Value {
+    let server = TestServer::start(vec![Reply::sse(&openai_events(&[summary]))]).await;
+    let base = format!("{}/v1", server.url());
+    let mut a = vec!["compact".to_string(), DEMO.to_string()];
+    a.extend(preset_args.iter().map(|s| s.to_string()));
+    a.extend(
+        ["--summarizer", "openai", "--base-url", &base, "--json"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let run = ctxray(a, vec![("OPENAI_API_KEY", KEY.to_string())]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    doc["result"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Distinct words, so the count is far from any tokenizer's merges: about one token each.
+fn long_summary(words: usize) -> String {
+    (0..words).map(|i| format!("fact{i} ")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_summary_longer_than_hermes_asked_for_is_flagged() {
+    let hermes = ["--preset", "hermes", "--set", "config_context_length=7000"];
+    // Hermes' prompt says `Target ~2000 tokens` here.
+    let short = compact_with_summary(&hermes, "Goal: a TODO app. Done: Glob, Read.").await;
+    assert!(!codes(&short).contains(&"summary-over-budget".to_string()));
+    let long = compact_with_summary(&hermes, &long_summary(1500)).await;
+    let found = long["result"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "summary-over-budget")
+        .expect("no summary-over-budget");
+    assert!(
+        found["detail"].as_str().unwrap().contains("about 2000"),
+        "{found}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_growing_summary_is_kept_by_0_62_and_rejected_under_guard_shrink() {
+    let harness = [
+        "--preset",
+        "pydantic-ai-harness",
+        "--set",
+        "max_messages=10",
+        "--set",
+        "keep_messages=16",
+    ];
+    let summary = long_summary(3000);
+    let kept = compact_with_summary(&harness, &summary).await;
+    let r = &kept["result"];
+    assert!(r["tokens_after"].as_u64() > r["tokens_before"].as_u64());
+    assert_eq!(r["rejected"], false);
+    assert!(codes(&kept).contains(&"summary-grows-request".to_string()));
+
+    let mut guarded_args = harness.to_vec();
+    guarded_args.extend(["--set", "guard=shrink"]);
+    let guarded = compact_with_summary(&guarded_args, &summary).await;
+    let r = &guarded["result"];
+    assert_eq!(r["rejected"], true);
+    assert_eq!(r["tokens_after"], r["tokens_before"]);
+    assert_eq!(r["summary"], summary.as_str(), "the summary is still shown");
+    let c = codes(&guarded);
+    assert!(c.contains(&"summary-rejected".to_string()), "{c:?}");
 }

@@ -581,3 +581,46 @@ fn custom_keep_tokens_pin_system_role_prompt_and_caps() {
     );
     assert!(has(&p, "input-truncated"));
 }
+
+#[test]
+fn claude_code_flags_a_compaction_request_over_the_window_by_its_exact_count() {
+    // Window 14,000, no output reserve: the threshold is 1,000, so every case fires.
+    let sets = ["context_window=14000", "max_output_tokens=0"];
+    let with = |text: String| {
+        let mut l = claude_session();
+        l[3] = cc(4, "user", json!({"role": "user", "content": text}));
+        let a = analyse(&l, "claude-code");
+        let p = run(&a, "claude-code", &sets);
+        assert!(p.trigger.fired);
+        let exact: usize = p
+            .summarizer
+            .iter()
+            .map(|m| a.counter.count(&m.content))
+            .sum();
+        let detail = p
+            .findings
+            .iter()
+            .find(|f| f.code == "summarizer-window-overflow")
+            .map(|f| f.detail.clone());
+        (exact, detail)
+    };
+    // More bytes than the window, fewer tokens: counted, and no finding.
+    let (exact, detail) = with("x".repeat(40_000));
+    assert!(exact < 14_000, "{exact}");
+    assert_eq!(detail, None);
+    // Over the window, under twice it: the exact count is said.
+    let words = |n: usize| (0..n).map(|i| format!("w{i} ")).collect::<String>();
+    let (exact, detail) = with(words(6_000));
+    assert!((14_000..28_000).contains(&exact), "{exact}");
+    assert!(
+        detail
+            .as_deref()
+            .unwrap()
+            .contains(&format!("counts {exact} tokens")),
+        "{detail:?}"
+    );
+    // Far over: the summarized messages' own counts settle it.
+    let (exact, detail) = with(words(40_000));
+    assert!(exact > 28_000);
+    assert!(detail.unwrap().contains("counts over "));
+}

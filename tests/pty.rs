@@ -1,6 +1,8 @@
 //! The binary in a real pseudo-terminal (util-linux `script`): it enters the alternate
 //! screen, obeys keys, quits on `q` with status 0 and leaves the terminal as it found it.
 
+mod support;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -264,5 +266,86 @@ fn without_a_source_the_picker_opens_a_session_and_esc_comes_back() {
     assert!(
         contains(&out, b"5,077"),
         "the picked session was not opened"
+    );
+}
+
+/// `run_in_pty_with` off the async runtime, so a test server keeps answering meanwhile.
+async fn run_in_pty_async(
+    vars: Vec<(&'static str, String)>,
+    args: String,
+    keys: Vec<(u64, &'static str)>,
+) -> (Option<i32>, Vec<u8>) {
+    tokio::task::spawn_blocking(move || {
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (code, out, _) = run_in_pty_with(&vars, &args, &keys);
+        (code, out)
+    })
+    .await
+    .unwrap()
+}
+
+const KEY: &str = "sk-test-pty-0123456789abcdef";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn c_streams_a_network_summary_onto_the_screen_then_shows_the_result() {
+    use support::http_server::{Reply, TestServer};
+    let deltas = ["STREAMED-FIRST ", "words, then ", "STREAMED-LAST."];
+    // A pause before the last delta: the first words are on screen before the summary ends.
+    let reply = Reply::sse(&support::wire::openai_events(&deltas))
+        .wait_before(3, Duration::from_millis(1500));
+    let server = TestServer::start(vec![reply]).await;
+    let args = format!(
+        "fixtures/samples/claude-code-demo.jsonl --preset custom --set trigger_tokens=1000 \
+         --summarizer openai --base-url {}/v1 --summarizer-model gpt-test",
+        server.url()
+    );
+    let (code, out) = run_in_pty_async(
+        vec![("OPENAI_API_KEY", KEY.to_string())],
+        args,
+        vec![(1500, "c"), (3500, "q"), (300, "q")],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(code, Some(0), "{text}");
+    // The screen is written as differences from the last frame: look for runs of new cells.
+    let writing = text
+        .find("writing the custom summary")
+        .expect("no writing view");
+    let first = text
+        .find("STREAMED-FIRST")
+        .expect("first delta never shown");
+    let result = text.find("freed").expect("no result view");
+    assert!(writing < result && first < result, "{text}");
+    assert!(text.contains("openai:gpt-test-2025-01-01"), "{text}");
+    assert!(!text.contains(KEY));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn esc_stops_a_summary_that_never_comes_and_closes_the_connection() {
+    use support::http_server::{Reply, TestServer};
+    let server = TestServer::start(vec![Reply::silent()]).await;
+    let args = format!(
+        "fixtures/samples/claude-code-demo.jsonl --preset custom --set trigger_tokens=1000 \
+         --summarizer openai --base-url {}/v1",
+        server.url()
+    );
+    let (code, out) = run_in_pty_async(
+        vec![("OPENAI_API_KEY", KEY.to_string())],
+        args,
+        vec![(1500, "c"), (800, "\x1b"), (800, "q")],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("waiting for the first words"), "{text}");
+    assert!(
+        text.contains("cancelled, the history is unchanged"),
+        "{text}"
+    );
+    assert!(!text.contains("compaction 1"), "{text}");
+    assert!(
+        server.closed_within(0, Duration::from_secs(3)).await,
+        "the connection stayed open"
     );
 }

@@ -553,3 +553,160 @@ fn a_what_if_run_apart_lands_only_on_the_plan_it_was_for() {
     assert_eq!(s.timeline.what_if, WhatIfStatus::Done(done));
     assert!(screen(&s, 120, 40).contains("dimos would first fire at #20"));
 }
+
+fn network(s: &mut AppState) {
+    s.summarizer = Some(ctxray::summarize::Choice {
+        provider: ctxray::summarize::Provider::OpenAi,
+        base_url: Some("http://127.0.0.1:9/v1".into()),
+        model: Some("gpt-test".into()),
+    });
+}
+
+#[test]
+fn c_with_a_network_summarizer_asks_for_the_plans_messages_and_streams_the_summary_in() {
+    let mut s = demo(Some("custom"), &["trigger_tokens=1000", "keep_last=6"]);
+    network(&mut s);
+    let before = s.analysis.total_tokens();
+    let plan = s.plan.clone().unwrap();
+    let effects = update(&mut s, Msg::Compact);
+    let [Effect::Summarize {
+        id,
+        choice,
+        messages,
+    }] = effects.as_slice()
+    else {
+        panic!("asked for {effects:?}")
+    };
+    assert_eq!(
+        messages, &plan.summarizer,
+        "exactly the plan's summarizer input"
+    );
+    assert_eq!(choice.label(), "openai:gpt-test");
+    assert!(
+        s.compaction.is_none(),
+        "nothing changes before the summary is in"
+    );
+    assert_eq!(
+        update(&mut s, Msg::Compact),
+        vec![],
+        "a second c while writing starts nothing"
+    );
+    for text in ["The user wants ", "a TODO app.\nGlob ran", " twice."] {
+        update(
+            &mut s,
+            Msg::SummaryDelta {
+                id: *id,
+                text: text.into(),
+            },
+        );
+    }
+    // A late delta of another call is not this summary.
+    update(
+        &mut s,
+        Msg::SummaryDelta {
+            id: id + 7,
+            text: "STALE".into(),
+        },
+    );
+    let text = screen(&s, 150, 50);
+    assert!(
+        text.contains("openai:gpt-test is writing the custom summary"),
+        "{text}"
+    );
+    assert!(text.contains("a TODO app."), "{text}");
+    assert!(!text.contains("STALE"), "{text}");
+    let summary = ctxray::summarize::Summary {
+        text: "The user wants a TODO app.\nGlob ran twice.".into(),
+        model: "gpt-test-2025".into(),
+        input_tokens: None,
+        output_tokens: None,
+        masked_secrets: 2,
+    };
+    update(
+        &mut s,
+        Msg::SummaryDone {
+            id: *id,
+            result: Ok(summary.clone()),
+        },
+    );
+    assert!(s.summarizing.is_none());
+    let c = s.compaction.clone().expect("compacted");
+    assert_eq!(c.summarizer, "openai:gpt-test-2025");
+    assert_eq!(c.summary.as_deref(), Some(summary.text.as_str()));
+    assert_eq!(c.tokens_before, before);
+    assert!(s.notice.as_deref().unwrap().contains("masked 2 secret"));
+    let at = c.summary_at.unwrap();
+    let ctxray::session::Part::Summary { text } = &s.analysis.session.messages[at].parts[0] else {
+        panic!("no summary at {at}")
+    };
+    assert!(text.ends_with(&summary.text), "{text}");
+    // The compacted history keeps the choice: c again asks the model again.
+    assert!(matches!(
+        update(&mut s, Msg::Compact).as_slice(),
+        [Effect::Summarize { id: next, .. }] if next != id
+    ));
+}
+
+#[test]
+fn esc_cancels_a_summary_being_written_and_errors_leave_the_history_alone() {
+    let mut s = demo(Some("custom"), &["trigger_tokens=1000", "keep_last=6"]);
+    network(&mut s);
+    let len = s.len();
+    let effects = update(&mut s, Msg::Compact);
+    let [Effect::Summarize { id, .. }] = effects.as_slice() else {
+        panic!("no call")
+    };
+    let id = *id;
+    update(
+        &mut s,
+        Msg::SummaryDelta {
+            id,
+            text: "partial".into(),
+        },
+    );
+    assert_eq!(update(&mut s, Msg::Back), vec![Effect::CancelSummary(id)]);
+    assert!(s.summarizing.is_none());
+    assert!(s.notice.as_deref().unwrap().contains("cancelled"));
+    // What the cancelled call still sends is dropped.
+    update(
+        &mut s,
+        Msg::SummaryDone {
+            id,
+            result: Ok(ctxray::summarize::Summary {
+                text: "late".into(),
+                model: "m".into(),
+                input_tokens: None,
+                output_tokens: None,
+                masked_secrets: 0,
+            }),
+        },
+    );
+    assert!(s.compaction.is_none());
+    assert_eq!(s.len(), len);
+    // A failed call: the error in the footer, the history unchanged.
+    let effects = update(&mut s, Msg::Compact);
+    let [Effect::Summarize { id, .. }] = effects.as_slice() else {
+        panic!("no call")
+    };
+    let id = *id;
+    update(
+        &mut s,
+        Msg::SummaryDone {
+            id,
+            result: Err("HTTP 401 Unauthorized: Incorrect API key provided".into()),
+        },
+    );
+    assert!(s.compaction.is_none());
+    assert_eq!(s.len(), len);
+    let notice = s.notice.clone().unwrap();
+    assert!(
+        notice.contains("401") && notice.contains("unchanged"),
+        "{notice}"
+    );
+    // A strategy without a summarizer call compacts offline at once, even with a network choice.
+    let mut drop_only = demo(Some("agent-framework-sliding"), &["keep_last_groups=2"]);
+    network(&mut drop_only);
+    assert!(drop_only.plan.as_ref().unwrap().trigger.fired);
+    assert_eq!(update(&mut drop_only, Msg::Compact), vec![]);
+    assert_eq!(drop_only.compaction.unwrap().summarizer, "offline");
+}

@@ -9,51 +9,39 @@ use serde_json::{json, Value};
 use super::plan_cmd;
 use super::style::Style;
 use crate::analysis::Analysis;
+use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
-use crate::compaction::{apply, outcome, Finding};
-use crate::tokens::Registry;
 
-/// A compaction carried out.
-pub struct Compaction {
-    /// `offline`, `openai:MODEL`, `anthropic:MODEL`.
-    pub summarizer: String,
-    /// The summarizer's text as returned (before any prefix the framework adds).
-    pub summary: Option<String>,
-    pub after: Analysis,
-    pub findings: Vec<Finding>,
-    /// Secrets masked in the request before it was sent.
-    pub masked: usize,
-}
-
-/// The compacted history of a plan with `summary` inserted, analysed like the source.
-pub fn compacted(
-    analysis: &Analysis,
-    plan: &Plan,
-    summarizer: String,
-    summary: Option<String>,
-    masked: usize,
-    registry: &Registry,
-    options: &crate::analysis::Options,
-) -> Compaction {
-    let session = apply::apply(&analysis.session, plan, summary.as_deref());
-    let mut options = options.clone();
-    options.model = options.model.or_else(|| analysis.model.clone());
-    let after = Analysis::new(session, registry, &options);
-    let findings = outcome::findings(
-        &analysis.session,
-        plan,
-        summary.as_deref(),
-        analysis.total_tokens(),
-        after.total_tokens(),
-    );
-    Compaction {
-        summarizer,
-        summary,
-        after,
-        findings,
-        masked,
-    }
+/// The bytes `-o` writes: the source's own format where ctxray can write it (a Claude Code
+/// file, from its original lines), else OpenAI chat JSON; and a few words on which.
+pub fn written(
+    before: &Analysis,
+    done: &Compaction,
+    input: Option<&std::path::Path>,
+) -> anyhow::Result<(Vec<u8>, String)> {
+    use crate::session::Format;
+    let original = match (before.session.format, input) {
+        (Format::ClaudeCode, Some(path)) if path.is_file() => Some(std::fs::read(path)?),
+        _ => None,
+    };
+    let (bytes, masked, what) = match original {
+        Some(original) => {
+            let (bytes, masked) = crate::write::claude_code::to_jsonl(
+                &original,
+                &done.after.session,
+                before.total_tokens(),
+            );
+            (bytes, masked, "claude-code JSONL")
+        }
+        None => {
+            let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
+            let mut bytes = serde_json::to_vec_pretty(&doc)?;
+            bytes.push(b'\n');
+            (bytes, masked, "openai-chat JSON")
+        }
+    };
+    Ok((bytes, format!("{what}, {masked} secret(s) masked")))
 }
 
 /// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).
@@ -134,6 +122,7 @@ pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
                 "tokens_before": before.total_tokens(),
                 "tokens_after": c.after.total_tokens(),
                 "secrets_masked": c.masked,
+                "rejected": c.rejected,
                 "messages": messages,
                 "findings": findings,
             }),

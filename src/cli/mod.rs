@@ -55,6 +55,10 @@ pub struct Cli {
     /// (default: `theme` in config.toml, else dark).
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// The summarizer `c` runs in the inspector (a network one is called only when `c` is
+    /// pressed).
+    #[command(flatten)]
+    pub summarizer: SummarizerArgs,
     #[command(flatten)]
     pub common: Common,
 }
@@ -95,7 +99,7 @@ pub enum Command {
         preset: PresetArgs,
         #[command(flatten)]
         summarizer: SummarizerArgs,
-        /// Write the compacted session here (OpenAI chat JSON; secrets masked).
+        /// Write the compacted session here (Claude Code JSONL for a Claude Code file, else OpenAI chat JSON; secrets masked).
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
         /// Overwrite OUT if it exists (even when it is the input).
@@ -160,6 +164,23 @@ pub struct SummarizerArgs {
     /// Model the network summarizer runs.
     #[arg(long, value_name = "M")]
     pub summarizer_model: Option<String>,
+}
+
+impl SummarizerArgs {
+    /// The network summarizer chosen, or `None` for the offline one.
+    pub fn choice(&self) -> Option<crate::summarize::Choice> {
+        use crate::summarize::{Choice, Provider};
+        let provider = match self.summarizer {
+            SummarizerKind::Offline => return None,
+            SummarizerKind::Openai => Provider::OpenAi,
+            SummarizerKind::Anthropic => Provider::Anthropic,
+        };
+        Some(Choice {
+            provider,
+            base_url: self.base_url.clone(),
+            model: self.summarizer_model.clone(),
+        })
+    }
 }
 
 /// Flags every command takes.
@@ -264,6 +285,12 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
+    // A network summarizer is checked now (its key is in the environment) and called only
+    // when `c` is pressed.
+    let summarizer = cli.summarizer.choice();
+    if let Some(choice) = &summarizer {
+        choice.build()?;
+    }
     let theme = crate::tui::theme::Theme::load(
         cli.theme.as_deref(),
         cli.common.no_color,
@@ -304,6 +331,7 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         loaded,
         preset: cli.preset,
         sets: cli.sets,
+        summarizer,
     };
     match runtime::run(start, theme)? {
         Exit::Quit => Ok(0),
@@ -394,7 +422,6 @@ fn compact(
             ));
         }
     }
-    let registry = crate::config::load_registry(common.config.as_deref())?;
     let (analysis, plan) = planned(source, preset, common)?;
     let (name, summary, masked) = match summarizer.summarizer {
         SummarizerKind::Offline => (
@@ -409,8 +436,11 @@ fn compact(
             compact_cmd::offline(&analysis, &plan),
             0,
         ),
-        kind => {
-            let client = network_summarizer(kind, summarizer)?;
+        _ => {
+            let choice = summarizer
+                .choice()
+                .ok_or_else(|| anyhow!("no network summarizer chosen"))?;
+            let client = choice.build()?;
             let quiet = format == OutputFormat::Json;
             let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
             (
@@ -420,22 +450,16 @@ fn compact(
             )
         }
     };
-    let done = compact_cmd::compacted(
-        &analysis,
-        &plan,
-        name,
-        summary,
-        masked,
-        &registry,
-        &common.options(),
-    );
-    if let Some(out) = output {
-        let (doc, _) = crate::write::openai_chat::to_json(&done.after.session);
-        let mut bytes = serde_json::to_vec_pretty(&doc)?;
-        bytes.push(b'\n');
-        let input = (source != "-").then(|| Path::new(source));
-        crate::write::write_file(out, &bytes, input, force)?;
-    }
+    let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
+    let written = match output {
+        Some(out) => {
+            let input = (source != "-").then(|| Path::new(source));
+            let (bytes, written) = compact_cmd::written(&analysis, &done, input)?;
+            crate::write::write_file(out, &bytes, input, force)?;
+            Some(written)
+        }
+        None => None,
+    };
     let mut stdout = std::io::stdout().lock();
     match format {
         OutputFormat::Json => {
@@ -450,30 +474,13 @@ fn compact(
                 on: style::use_color(common.no_color),
             };
             compact_cmd::write_text(&mut stdout, &analysis, &plan, &done, st)?;
-            if let Some(out) = output {
-                writeln!(stdout, "\nwrote {}", out.display())?;
+            if let (Some(out), Some(written)) = (output, written) {
+                writeln!(stdout, "\nwrote {} ({written})", out.display())?;
             }
         }
     }
     stdout.flush().ok();
     Ok(0)
-}
-
-/// The network summarizer the flags name; its key comes from the environment. Building it
-/// sends nothing.
-fn network_summarizer(
-    kind: SummarizerKind,
-    args: &SummarizerArgs,
-) -> anyhow::Result<Box<dyn crate::summarize::Summarizer>> {
-    use crate::summarize::{Anthropic, OpenAi};
-    let (base, model) = (args.base_url.as_deref(), args.summarizer_model.as_deref());
-    Ok(match kind {
-        SummarizerKind::Openai => Box::new(OpenAi::from_env(base, model)?),
-        SummarizerKind::Anthropic => Box::new(Anthropic::from_env(base, model)?),
-        SummarizerKind::Offline => {
-            return Err(anyhow!("the offline summarizer needs no network client"))
-        }
-    })
 }
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {

@@ -4,6 +4,7 @@
 //! Pure and headless: reads a parsed session and its counts, returns a `Plan`.
 
 pub mod apply;
+pub mod carry_out;
 pub mod digest;
 pub mod findings;
 pub mod groups;

@@ -83,6 +83,15 @@ pub trait Preset: Sync {
     fn offline_summary(&self, _input: &PlanInput, _plan: &Plan) -> Option<String> {
         None
     }
+    /// The summary length (tokens) the framework asks its summarizer for, when it asks for one.
+    fn summary_budget(&self, _plan: &Plan) -> Option<usize> {
+        None
+    }
+    /// Whether the framework, under these settings, rejects a summary that does not shrink the
+    /// request and keeps the history as it was.
+    fn rejects_growth(&self, _plan: &Plan) -> bool {
+        false
+    }
 }
 
 /// The offline summary of a fired plan: the framework's own digest where it has one, else

@@ -12,6 +12,7 @@
 //! other cancel signal is needed.
 
 pub mod anthropic;
+mod choice;
 mod error;
 mod http;
 mod key;
@@ -28,6 +29,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::compaction::PromptMessage;
 
 pub use anthropic::Anthropic;
+pub use choice::{Choice, Provider};
 pub use error::SummarizeError;
 pub use key::ApiKey;
 pub use openai::OpenAi;

@@ -35,6 +35,8 @@ pub struct App {
     pub live: bool,
     /// The picker a session was opened from: Esc returns to it.
     pub picker: Option<PickerState>,
+    /// The network summarizer `c` calls (`None`: offline).
+    pub summarizer: Option<crate::summarize::Choice>,
 }
 
 impl App {
@@ -52,6 +54,7 @@ impl App {
             sets,
             live,
             picker: None,
+            summarizer: None,
         }
     }
 
@@ -63,6 +66,7 @@ impl App {
             sets,
             live: false,
             picker: None,
+            summarizer: None,
         }
     }
 
@@ -72,6 +76,7 @@ impl App {
             live: state.following,
             preset: state.preset.clone(),
             sets: state.sets.clone(),
+            summarizer: state.summarizer.clone(),
             screen: Screen::Inspect(Box::new(state)),
             picker: None,
         }
@@ -133,6 +138,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         (Screen::Loading(_), Msg::Loaded(analysis)) => {
             let mut state = AppState::new(*analysis, app.preset.clone(), app.sets.clone());
+            state.summarizer = app.summarizer.clone();
             state.following = app.live;
             if app.live {
                 state.selected = state.len().saturating_sub(1);

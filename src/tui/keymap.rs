@@ -94,7 +94,7 @@ const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "c",
-        help: "compact now (offline); again on the result",
+        help: "compact now (with --summarizer); again on the result",
         listens: &[plain('c')],
         msg: || Msg::Compact,
     },

@@ -23,6 +23,16 @@ pub enum Msg {
     ),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
+    /// Text a network summarizer streamed for the call `id`.
+    SummaryDelta {
+        id: u64,
+        text: String,
+    },
+    /// The network summarizer call `id` finished (`Err`: why it failed, key never included).
+    SummaryDone {
+        id: u64,
+        result: Result<crate::summarize::Summary, String>,
+    },
     Up,
     Down,
     PageUp,
@@ -45,7 +55,8 @@ pub enum Msg {
     ShowTimeline,
     /// Show the selected message in the detail pane.
     ShowMessage,
-    /// Run the active preset's compaction (offline summary) and inspect the result.
+    /// Run the active preset's compaction (offline summary, or the network summarizer chosen
+    /// on the command line) and inspect the result.
     Compact,
     /// Open the subagents of this session (or the selected one, when the list is open).
     Subagents,
@@ -114,4 +125,12 @@ pub enum Effect {
     Fail(String),
     /// The screen changed without an input of its own.
     Redraw,
+    /// Call the network summarizer on these messages; report as call `id`.
+    Summarize {
+        id: u64,
+        choice: crate::summarize::Choice,
+        messages: Vec<crate::compaction::PromptMessage>,
+    },
+    /// Stop the network summarizer call `id` (the connection is closed).
+    CancelSummary(u64),
 }

@@ -47,6 +47,8 @@ pub struct Start {
     pub loaded: Option<crate::analysis::Analysis>,
     pub preset: Option<String>,
     pub sets: Vec<String>,
+    /// The network summarizer `c` calls (`None`: offline).
+    pub summarizer: Option<crate::summarize::Choice>,
 }
 
 /// Runs the inspector until the user quits. The terminal is restored whatever happens.
@@ -92,6 +94,7 @@ async fn event_loop(
                 start.sets,
                 source.is_live(),
             );
+            app.summarizer = start.summarizer;
             match start.loaded {
                 Some(analysis) => {
                     app::update(&mut app, Msg::Loaded(Box::new(analysis)));
@@ -109,9 +112,12 @@ async fn event_loop(
                 }
                 Err(e) => picker.set_error(e.to_string()),
             }
-            App::picking(picker, start.preset, start.sets)
+            let mut app = App::picking(picker, start.preset, start.sets);
+            app.summarizer = start.summarizer;
+            app
         }
     };
+    let mut calls = tasks::Calls::default();
 
     let mut events = EventStream::new();
     let mut term = signal(SignalKind::terminate())?;
@@ -167,6 +173,12 @@ async fn event_loop(
                     }
                 }
                 Effect::Redraw => {}
+                Effect::Summarize {
+                    id,
+                    choice,
+                    messages,
+                } => calls.start(id, tasks::spawn_summary(id, choice, messages, tx.clone())),
+                Effect::CancelSummary(id) => calls.cancel(id),
             }
         }
         dirty = true;

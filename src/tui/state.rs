@@ -84,6 +84,30 @@ pub struct AppState {
     pub timeline: crate::timeline::Timeline,
     /// The what-if search running apart, by the plan it is for.
     pub what_if_asked: Option<WhatIfKey>,
+    /// The network summarizer `c` calls (`None`: the offline summary).
+    pub summarizer: Option<crate::summarize::Choice>,
+    /// A network summary being written.
+    pub summarizing: Option<Summarizing>,
+    /// The id the next summarizer call gets (late results of a cancelled call are dropped).
+    pub next_call: u64,
+}
+
+/// A network summarizer call in flight: the plan it carries out and the text so far.
+#[derive(Debug, Clone)]
+pub struct Summarizing {
+    pub id: u64,
+    /// `openai:model` as chosen.
+    pub label: String,
+    /// `openai`, `anthropic`.
+    pub provider: &'static str,
+    pub plan: Plan,
+    /// Messages and tokens (of this session's encoding) sent.
+    pub messages: usize,
+    pub tokens: usize,
+    /// Secrets masked before sending.
+    pub masked: usize,
+    /// What has streamed in so far.
+    pub text: String,
 }
 
 /// Which plan a what-if search is for: preset, settings and session length. A result for
@@ -144,6 +168,9 @@ impl AppState {
             previous: None,
             what_if_asked: None,
             timeline: crate::timeline::Timeline::default(),
+            summarizer: None,
+            summarizing: None,
+            next_call: 0,
         };
         state.replan();
         state

@@ -95,6 +95,77 @@ pub fn spawn_what_if(
     });
 }
 
+/// Calls a network summarizer on the runtime (it is IO-bound and async): each streamed delta
+/// arrives as `Msg::SummaryDelta`, the end as `Msg::SummaryDone`. Aborting the returned task
+/// drops the call, which closes the connection.
+pub fn spawn_summary(
+    id: u64,
+    choice: crate::summarize::Choice,
+    messages: Vec<crate::compaction::PromptMessage>,
+    tx: UnboundedSender<Msg>,
+) -> tokio::task::AbortHandle {
+    tokio::spawn(async move {
+        let client = match choice.build() {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = tx.send(Msg::SummaryDone {
+                    id,
+                    result: Err(e.to_string()),
+                });
+                return;
+            }
+        };
+        let (dtx, mut drx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let call = client.summarize(&messages, dtx.into());
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                Some(text) = drx.recv() => {
+                    let _ = tx.send(Msg::SummaryDelta { id, text });
+                }
+                done = &mut call => break done,
+            }
+        };
+        // Deltas still queued belong before the end.
+        while let Ok(text) = drx.try_recv() {
+            let _ = tx.send(Msg::SummaryDelta { id, text });
+        }
+        let _ = tx.send(Msg::SummaryDone {
+            id,
+            result: result.map_err(|e| e.to_string()),
+        });
+    })
+    .abort_handle()
+}
+
+/// The summarizer calls in flight, so Esc can stop one (and quitting stops them all).
+#[derive(Default)]
+pub struct Calls(Vec<(u64, tokio::task::AbortHandle)>);
+
+impl Calls {
+    pub fn start(&mut self, id: u64, handle: tokio::task::AbortHandle) {
+        self.0.retain(|(_, h)| !h.is_finished());
+        self.0.push((id, handle));
+    }
+
+    pub fn cancel(&mut self, id: u64) {
+        self.0.retain(|(i, h)| {
+            if *i == id {
+                h.abort();
+            }
+            *i != id
+        });
+    }
+}
+
+impl Drop for Calls {
+    fn drop(&mut self) {
+        for (_, h) in &self.0 {
+            h.abort();
+        }
+    }
+}
+
 /// Finds the sessions on this machine for the picker.
 pub fn spawn_discover(locations: crate::live::discover::Locations, tx: UnboundedSender<Msg>) {
     std::thread::spawn(move || {

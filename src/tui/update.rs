@@ -2,8 +2,9 @@
 //! IO, no terminal.
 
 use super::msg::{Edit, Effect, Msg, PromptKind};
-use super::state::{AppState, DetailMode, Focus, Search};
+use super::state::{AppState, DetailMode, Focus, Search, Summarizing};
 use crate::compaction::preset;
+use crate::compaction::Plan;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let page = usize::from(state.viewport.max(2)) - 1;
@@ -18,6 +19,7 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     }
     match msg {
         Msg::Quit => return vec![Effect::Quit],
+        Msg::Back if state.summarizing.is_some() => return cancel_summary(state),
         Msg::Back if state.show_help => state.show_help = false,
         Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
@@ -63,7 +65,13 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::PrevPreset => cycle_preset(state, false),
         Msg::Knob(dir) => turn_knob(state, dir),
         Msg::Subagents => open_subagents(state),
-        Msg::Compact => compact(state),
+        Msg::Compact => return compact(state),
+        Msg::SummaryDelta { id, text } => {
+            if let Some(s) = state.summarizing.as_mut().filter(|s| s.id == id) {
+                s.text.push_str(&text);
+            }
+        }
+        Msg::SummaryDone { id, result } => summary_done(state, id, result),
         Msg::Prompt(kind) => state.prompt = Some((kind, String::new())),
         Msg::PromptEdit(edit) => return prompt_edit(state, edit),
         Msg::NextFinding => jump_to_finding(state, false),
@@ -103,6 +111,8 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Notice(_)
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
+            | Msg::SummaryDelta { .. }
+            | Msg::SummaryDone { .. }
             | Msg::Frame(_)
             | Msg::Viewport(_)
     )
@@ -442,9 +452,14 @@ fn current_settings(state: &AppState) -> String {
     }
 }
 
-/// Carries out the active plan with the offline summary and shows the compacted history; the
-/// history before waits in `previous`.
-fn compact(state: &mut AppState) {
+/// Carries out the active plan: with the offline summary at once, or — when a network
+/// summarizer was chosen and the framework calls one — by asking the runtime for the call and
+/// showing the summary as it streams in (Esc cancels).
+fn compact(state: &mut AppState) -> Vec<Effect> {
+    if let Some(s) = &state.summarizing {
+        state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
+        return Vec::new();
+    }
     let Some(plan) = state.plan.as_ref() else {
         state.notice = Some(match &state.preset {
             None => "no preset: p chooses one".into(),
@@ -453,50 +468,115 @@ fn compact(state: &mut AppState) {
                 state.plan_error.clone().unwrap_or_default()
             ),
         });
-        return;
+        return Vec::new();
     };
     if !plan.trigger.fired {
         state.notice = Some(format!(
             "{} does not fire: {}",
             plan.preset, plan.trigger.reason
         ));
-        return;
+        return Vec::new();
     }
-    let summary = (plan.insertion.is_some())
+    let calls_model = plan.insertion.is_some() && !plan.summarizer.is_empty();
+    if let (Some(choice), true) = (state.summarizer.clone(), calls_model) {
+        let id = state.next_call;
+        state.next_call += 1;
+        let messages = plan.summarizer.clone();
+        let counter = &state.analysis.counter;
+        state.summarizing = Some(Summarizing {
+            id,
+            label: choice.label(),
+            provider: choice.provider.name(),
+            plan: plan.clone(),
+            messages: messages.len(),
+            tokens: messages.iter().map(|m| counter.count(&m.content)).sum(),
+            masked: crate::summarize::prepare(&messages).masked,
+            text: String::new(),
+        });
+        state.detail_scroll = 0;
+        return vec![Effect::Summarize {
+            id,
+            choice,
+            messages,
+        }];
+    }
+    let plan = plan.clone();
+    let summary = plan
+        .insertion
+        .is_some()
         .then(|| {
-            preset::find(plan.preset)
-                .ok()
-                .map(|p| preset::offline_summary(p, &preset::PlanInput::new(&state.analysis), plan))
+            preset::find(plan.preset).ok().map(|p| {
+                preset::offline_summary(p, &preset::PlanInput::new(&state.analysis), &plan)
+            })
         })
         .flatten();
-    let session =
-        crate::compaction::apply::apply(&state.analysis.session, plan, summary.as_deref());
-    let after = state.analysis.derived(session);
-    let before_tokens = state.analysis.total_tokens();
-    let findings = crate::compaction::outcome::findings(
-        &state.analysis.session,
-        plan,
-        summary.as_deref(),
-        before_tokens,
-        after.total_tokens(),
-    );
+    show_compacted(state, &plan, summary, "offline".into());
+    Vec::new()
+}
+
+/// Esc while a summary is being written: the call is stopped and nothing changes.
+fn cancel_summary(state: &mut AppState) -> Vec<Effect> {
+    match state.summarizing.take() {
+        Some(s) => {
+            state.notice = Some(format!("{}: cancelled, the history is unchanged", s.label));
+            vec![Effect::CancelSummary(s.id)]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The network summary is in: the compacted history, or the error in the footer.
+fn summary_done(state: &mut AppState, id: u64, result: Result<crate::summarize::Summary, String>) {
+    if state.summarizing.as_ref().is_none_or(|s| s.id != id) {
+        return;
+    }
+    let Some(running) = state.summarizing.take() else {
+        return;
+    };
+    match result {
+        Ok(summary) => {
+            let name = format!("{}:{}", running.provider, summary.model);
+            let masked = summary.masked_secrets;
+            show_compacted(state, &running.plan, Some(summary.text), name);
+            if masked > 0 {
+                state.notice = Some(format!("masked {masked} secret(s) before sending"));
+            }
+        }
+        Err(e) => {
+            state.notice = Some(format!("{}: {e} (the history is unchanged)", running.label));
+        }
+    }
+}
+
+/// Shows the history `plan` leaves with `summary` inserted; the history before waits in
+/// `previous`.
+fn show_compacted(state: &mut AppState, plan: &Plan, summary: Option<String>, summarizer: String) {
+    let done =
+        crate::compaction::carry_out::carry_out(&state.analysis, plan, summarizer, summary, 0);
+    let after = done.after;
     let info = super::state::Compaction {
         preset: plan.preset.to_string(),
-        summarizer: "offline".into(),
-        summary_at: summary.as_ref().and(plan.insertion.as_ref()).map(|i| {
-            i.position
-                .min(after.session.messages.len().saturating_sub(1))
-        }),
-        summary,
-        tokens_before: before_tokens,
+        summarizer: done.summarizer,
+        summary_at: (!done.rejected)
+            .then_some(())
+            .and(done.summary.as_ref())
+            .and(plan.insertion.as_ref())
+            .map(|i| {
+                i.position
+                    .min(after.session.messages.len().saturating_sub(1))
+            }),
+        summary: done.summary,
+        tokens_before: state.analysis.total_tokens(),
         tokens_after: after.total_tokens(),
         messages_before: state.len(),
-        findings,
+        findings: done.findings,
         generation: state.compaction.as_ref().map_or(1, |c| c.generation + 1),
     };
     let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
     next.viewport = state.viewport;
     next.layout = state.layout.clone();
+    next.summarizer = state.summarizer.clone();
+    next.next_call = state.next_call;
     next.selected = info.summary_at.unwrap_or(0);
     next.detail_mode = DetailMode::Result;
     next.compaction = Some(info);
@@ -505,7 +585,9 @@ fn compact(state: &mut AppState) {
 }
 
 fn open_subagents(state: &mut AppState) {
-    if state.analysis.children.is_empty() {
+    if let Some(s) = &state.summarizing {
+        state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
+    } else if state.analysis.children.is_empty() {
         state.notice = Some("this session has no subagents".into());
     } else {
         state.subagents = Some(0);
@@ -535,6 +617,7 @@ fn enter_child(state: &mut AppState, slot: usize) {
     }
     let child = state.analysis.children.remove(slot);
     let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
+    child_state.summarizer = state.summarizer.clone();
     child_state.viewport = state.viewport;
     child_state.layout = state.layout.clone();
     let parent = std::mem::replace(state, child_state);

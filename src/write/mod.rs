@@ -1,11 +1,13 @@
 //! Writing sessions back out: a compacted history as a file that ctxray (and the tools that
 //! read the format) load again.
 //!
-//! Owns: serialising the common model to OpenAI Chat Completions messages, masking secrets on
-//! the way, and writing files safely (a temporary file beside the target, then a rename; an
-//! existing file is refused unless forced; the input is never the output unless forced). Must
-//! not: parse or count.
+//! Owns: serialising a compacted history in its source's own format where ctxray can write it
+//! (Claude Code JSONL, from the original lines) and otherwise as OpenAI Chat Completions
+//! messages, masking secrets on the way, and writing files safely (a temporary file beside the
+//! target, then a rename; an existing file is refused unless forced; the input is never the
+//! output unless forced). Must not: parse or count.
 
+pub mod claude_code;
 pub mod openai_chat;
 
 use std::io::Write;

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod http_server;
+pub mod wire;
 
 use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::Plan;

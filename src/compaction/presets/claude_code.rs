@@ -294,16 +294,12 @@ fn claude_findings(
             messages: gone,
         });
     }
-    let tokens: usize = summarizer
-        .iter()
-        .map(|m| input.counter.count(&m.content))
-        .sum();
-    if tokens as i64 > window {
+    if let Some(counted) = request_over_window(input, split, summarizer, window) {
         out.push(Finding {
             code: "summarizer-window-overflow",
             severity: Severity::Error,
             messages: Vec::new(),
-            detail: format!("the compaction request counts {tokens} tokens, over the {window}-token window: the summary call itself fails (\"conversation too long\")"),
+            detail: format!("the compaction request counts {counted} tokens, over the {window}-token window: the summary call itself fails (\"conversation too long\")"),
         });
     }
     if start > 0 {
@@ -315,4 +311,34 @@ fn claude_findings(
         });
     }
     out
+}
+
+/// How many tokens the compaction request counts, when that is over `window`. A token is at
+/// least one byte, so a request of fewer bytes than the window fits without counting; one whose
+/// summarized messages alone count (exactly, already) more than twice the window is over it
+/// by those counts; only in between is the rendered request counted.
+fn request_over_window(
+    input: &PlanInput,
+    split: &Split,
+    summarizer: &[PromptMessage],
+    window: i64,
+) -> Option<String> {
+    let bytes: usize = summarizer.iter().map(|m| m.content.len()).sum();
+    if (bytes as i64) <= window {
+        return None;
+    }
+    let content: usize = split
+        .summarized
+        .iter()
+        .filter_map(|&i| input.counts.messages.get(i))
+        .map(|c| c.tokens)
+        .sum();
+    if content as i64 > 2 * window {
+        return Some(format!("over {content}"));
+    }
+    let tokens: usize = summarizer
+        .iter()
+        .map(|m| input.counter.count(&m.content))
+        .sum();
+    (tokens as i64 > window).then(|| tokens.to_string())
 }

@@ -27,6 +27,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.fg(border));
+    if let Some(s) = &state.summarizing {
+        return super::summarizing::render(frame, area, s, theme);
+    }
     let lines = match state.detail_mode {
         DetailMode::Summarizer => super::summarizer::lines(state, theme),
         DetailMode::Diff => super::diff::lines(state, theme),

@@ -13,6 +13,7 @@ pub mod picker;
 mod result;
 mod subagents;
 mod summarizer;
+mod summarizing;
 mod timeline;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};

@@ -78,6 +78,13 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
             ));
             super::detail::folded(summary, theme, "mark", &mut out);
         }
+        (Some(summary), None) => {
+            out.push(Line::styled(
+                " ▸ summary, rejected: the history stays as it was",
+                theme.bold("warn"),
+            ));
+            super::detail::folded(summary, theme, "dim", &mut out);
+        }
         _ => out.push(Line::styled(
             " no summary: this strategy only drops or truncates",
             theme.fg("dim"),

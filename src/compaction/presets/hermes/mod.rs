@@ -131,6 +131,20 @@ impl Preset for Hermes {
         PARAMS
     }
 
+    /// `_compute_summary_budget`, as the prompt states it: `Target ~N tokens.`
+    fn summary_budget(&self, plan: &Plan) -> Option<usize> {
+        let prompt = &plan.summarizer.last()?.content;
+        let at = prompt.rfind("Target ~")? + "Target ~".len();
+        let digits: String = prompt[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        prompt[at + digits.len()..]
+            .starts_with(" tokens")
+            .then(|| digits.parse().ok())
+            .flatten()
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let cfg = config(input, settings)?;
         let history = msgs::messages(input.session);

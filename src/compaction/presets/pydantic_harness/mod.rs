@@ -47,6 +47,10 @@ impl Preset for Summarizing {
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Summarizing)
     }
+    /// `guard=shrink`: the 0.63 rule (0.62 has none).
+    fn rejects_growth(&self, plan: &Plan) -> bool {
+        plan.settings.str("guard") == Some("shrink")
+    }
 }
 
 impl Preset for Sliding {

@@ -1,0 +1,194 @@
+//! A compacted Claude Code session written the way Claude Code records a compaction: the kept
+//! messages' own lines, and in the summary's place a `compact_boundary` system line followed by
+//! the `isCompactSummary` user line, chained by `parentUuid` (the first kept line after the
+//! summary hangs from it), so Claude Code's readers and ctxray load it again with the boundary.
+//!
+//! Owns: choosing the original lines of each kept message, masking secrets in them (a line
+//! without secrets is copied byte for byte), and the two compaction lines. Must not: parse the
+//! session (the caller gives the original bytes and the compacted `Session`).
+
+use std::hash::{Hash, Hasher};
+
+use serde_json::{json, Map, Value};
+
+use crate::session::{Part, Session};
+
+/// Fields every Claude Code line carries, copied from the original onto the compaction lines.
+const COMMON: &[&str] = &["cwd", "sessionId", "version", "gitBranch", "userType"];
+
+/// The compacted session as Claude Code JSONL; the second value counts the secrets masked.
+/// `original` is the source file's bytes (whose line numbers the messages' `source_indices`
+/// name); `pre_tokens` is the history's size before the compaction.
+pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec<u8>, usize) {
+    let lines = split_lines(original);
+    let parsed = |i: usize| -> Option<Value> {
+        lines
+            .get(i)
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+    };
+    // The session's own fields, from its last line that has them.
+    let mut common = Map::new();
+    let mut last_uuid = None;
+    let mut last_time = None;
+    for v in lines
+        .iter()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if common.is_empty() && v.get("sessionId").is_some() {
+            for k in COMMON {
+                if let Some(x) = v.get(*k) {
+                    common.insert((*k).to_string(), x.clone());
+                }
+            }
+        }
+        if last_uuid.is_none() && v.get("isSidechain").and_then(Value::as_bool) != Some(true) {
+            last_uuid = v.get("uuid").cloned();
+        }
+        if last_time.is_none() {
+            last_time = v.get("timestamp").cloned();
+        }
+        if !common.is_empty() && last_uuid.is_some() && last_time.is_some() {
+            break;
+        }
+    }
+    let mut out = Vec::new();
+    let mut masked = 0;
+    // The uuid the next copied line must hang from (right after the summary).
+    let mut hang_from: Option<String> = None;
+    for m in &compacted.messages {
+        let summary = m.parts.iter().find_map(|p| match p {
+            Part::Summary { text } if m.source_indices.is_empty() => Some(text.as_str()),
+            _ => None,
+        });
+        if let Some(text) = summary {
+            let (text, n) = crate::secrets::mask(text);
+            masked += n;
+            let kept_uuids: Vec<Value> = compacted
+                .messages
+                .iter()
+                .skip(m.index + 1)
+                .flat_map(|k| k.source_indices.iter().filter_map(|&i| parsed(i)))
+                .filter_map(|v| v.get("uuid").cloned())
+                .collect();
+            let boundary_id = uuid_from(&[&text, "boundary", &pre_tokens.to_string()]);
+            let summary_id = uuid_from(&[&text, "summary"]);
+            let mut metadata = json!({"trigger": "manual", "preTokens": pre_tokens});
+            if !kept_uuids.is_empty() {
+                metadata["preservedMessages"] =
+                    json!({"anchorUuid": summary_id, "uuids": kept_uuids});
+            }
+            let mut boundary = Map::new();
+            boundary.insert("type".into(), json!("system"));
+            boundary.insert("subtype".into(), json!("compact_boundary"));
+            boundary.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
+            boundary.insert("parentUuid".into(), Value::Null);
+            boundary.insert(
+                "logicalParentUuid".into(),
+                last_uuid.clone().unwrap_or(Value::Null),
+            );
+            boundary.insert("isSidechain".into(), json!(false));
+            boundary.extend(common.clone());
+            boundary.insert("uuid".into(), json!(boundary_id));
+            boundary.insert("content".into(), json!("Conversation compacted"));
+            boundary.insert("level".into(), json!("info"));
+            boundary.insert("compactMetadata".into(), metadata);
+            let mut line = Map::new();
+            line.insert("type".into(), json!("user"));
+            line.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
+            line.insert("parentUuid".into(), json!(boundary_id));
+            line.insert("isSidechain".into(), json!(false));
+            line.extend(common.clone());
+            line.insert("uuid".into(), json!(summary_id));
+            line.insert(
+                "message".into(),
+                json!({"role": "user", "content": [{"type": "text", "text": text}]}),
+            );
+            line.insert("isCompactSummary".into(), json!(true));
+            line.insert("isVisibleInTranscriptOnly".into(), json!(true));
+            for v in [Value::Object(boundary), Value::Object(line)] {
+                out.extend_from_slice(v.to_string().as_bytes());
+                out.push(b'\n');
+            }
+            hang_from = Some(summary_id);
+            continue;
+        }
+        let records: Vec<usize> = if m.source_indices.is_empty() {
+            vec![m.source_index]
+        } else {
+            m.source_indices.clone()
+        };
+        for i in records {
+            let Some(raw) = lines.get(i) else { continue };
+            let parent = hang_from.take();
+            let (line, n) = masked_line(raw, parent.as_deref());
+            masked += n;
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+    }
+    (out, masked)
+}
+
+/// The file's lines by 0-based number, without a byte-order mark or line ends.
+fn split_lines(bytes: &[u8]) -> Vec<&str> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).unwrap_or(""))
+        .collect()
+}
+
+/// One original line with its secrets masked and, when given, a new `parentUuid`; a line with
+/// neither change is returned as it was.
+fn masked_line(raw: &str, parent: Option<&str>) -> (String, usize) {
+    let secrets = crate::secrets::find(raw).len();
+    if secrets == 0 && parent.is_none() {
+        return (raw.to_string(), 0);
+    }
+    let Ok(mut v) = serde_json::from_str::<Value>(raw) else {
+        let (text, n) = crate::secrets::mask(raw);
+        return (text, n);
+    };
+    let mut n = 0;
+    mask_strings(&mut v, &mut n);
+    if let (Some(p), Some(obj)) = (parent, v.as_object_mut()) {
+        obj.insert("parentUuid".into(), json!(p));
+    }
+    (v.to_string(), n)
+}
+
+fn mask_strings(v: &mut Value, n: &mut usize) {
+    match v {
+        Value::String(s) => {
+            let (masked, k) = crate::secrets::mask(s);
+            if k > 0 {
+                *s = masked;
+                *n += k;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| mask_strings(x, n)),
+        Value::Object(map) => map.values_mut().for_each(|x| mask_strings(x, n)),
+        _ => {}
+    }
+}
+
+/// A stable UUID-shaped id from `parts` (the same compaction writes the same ids).
+fn uuid_from(parts: &[&str]) -> String {
+    let mut halves = [0u64; 2];
+    for (seed, half) in halves.iter_mut().enumerate() {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut h);
+        parts.hash(&mut h);
+        *half = h.finish();
+    }
+    let hex = format!("{:016x}{:016x}", halves[0], halves[1]);
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
