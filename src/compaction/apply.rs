@@ -1,7 +1,8 @@
 //! Applying a plan: the history the framework continues with after the summary comes back.
 //!
 //! Owns: building the compacted session — pinned and kept messages in their order, the summary
-//! inserted where and with the role (and prefix) the preset says its framework uses — and a
+//! inserted where and with the role, prefix and suffix the preset says its framework uses (in
+//! place of a kept message when the framework merges it into one) — and a
 //! compaction mark recording it, so the result can be shown, counted, written and compacted
 //! again. Must not: call a summarizer or count tokens (the caller analyses the result).
 
@@ -32,13 +33,14 @@ pub fn apply(session: &Session, plan: &Plan, summary: Option<&str>) -> Session {
         out.marks = session.marks.clone();
         return out;
     }
+    let replaced = plan.insertion.as_ref().and_then(|ins| ins.replaces);
     let mut keep: Vec<usize> = plan
         .split
         .pinned
         .iter()
         .chain(&plan.split.kept)
         .copied()
-        .filter(|&i| i < session.messages.len())
+        .filter(|&i| i < session.messages.len() && Some(i) != replaced)
         .collect();
     keep.sort_unstable();
     keep.dedup();
@@ -55,8 +57,12 @@ pub fn apply(session: &Session, plan: &Plan, summary: Option<&str>) -> Session {
             .unwrap_or(0);
         let mut m = Message::new(role_of(ins.role), source);
         m.source_indices = Vec::new();
+        if let Some(r) = replaced.and_then(|r| session.messages.get(r)) {
+            m.source_index = r.source_index;
+            m.source_indices = r.source_indices.clone();
+        }
         m.parts.push(Part::Summary {
-            text: format!("{}{text}", ins.prefix),
+            text: format!("{}{text}{}", ins.prefix, ins.suffix),
         });
         let at = ins.position.min(messages.len());
         messages.insert(at, m);
@@ -137,7 +143,7 @@ mod tests {
         assert_eq!(
             s.parts,
             vec![Part::Summary {
-                text: format!("{}SUMMARY-TEXT", ins.prefix)
+                text: format!("{}SUMMARY-TEXT{}", ins.prefix, ins.suffix)
             }]
         );
         let rest: Vec<usize> = out

@@ -67,6 +67,11 @@ pub struct Insertion {
     pub position: usize,
     /// Text the framework puts before the summary.
     pub prefix: String,
+    /// Text the framework puts after the summary.
+    pub suffix: String,
+    /// A kept message the framework merges the summary into (its text is in `prefix`): the
+    /// summary message takes its place instead of joining it.
+    pub replaces: Option<usize>,
 }
 
 #[derive(Debug, Clone)]

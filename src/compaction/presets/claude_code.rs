@@ -154,6 +154,8 @@ impl Preset for ClaudeCode {
                 role: PromptRole::User,
                 position,
                 prefix: CONTINUATION_PREFIX.to_string(),
+                suffix: String::new(),
+                replaces: None,
             }),
             findings,
         })

@@ -4,14 +4,19 @@
 
 use serde_json::{json, Value};
 
+use crate::pyrepr;
 use crate::session::{Format, Message, Part, Role, Session};
 
+/// What a message is an instance of, as far as presets ask (`isinstance(m, SystemMessage)` …):
+/// chunks count as their message class; `ChatMessage`, `FunctionMessage` and `RemoveMessage`
+/// are none of the four.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LcKind {
     System,
     Human,
     Ai,
     Tool,
+    Other,
 }
 
 impl LcKind {
@@ -21,8 +26,29 @@ impl LcKind {
             LcKind::Human => "HumanMessage",
             LcKind::Ai => "AIMessage",
             LcKind::Tool => "ToolMessage",
+            LcKind::Other => "ChatMessage",
         }
     }
+}
+
+/// The class `messages_from_dict` builds for a record's `type`, and what it is an instance of.
+fn class_of(record_type: &str) -> Option<(LcKind, &'static str)> {
+    Some(match record_type {
+        "human" => (LcKind::Human, "HumanMessage"),
+        "ai" => (LcKind::Ai, "AIMessage"),
+        "system" => (LcKind::System, "SystemMessage"),
+        "chat" => (LcKind::Other, "ChatMessage"),
+        "function" => (LcKind::Other, "FunctionMessage"),
+        "tool" => (LcKind::Tool, "ToolMessage"),
+        "remove" => (LcKind::Other, "RemoveMessage"),
+        "AIMessageChunk" => (LcKind::Ai, "AIMessageChunk"),
+        "HumanMessageChunk" => (LcKind::Human, "HumanMessageChunk"),
+        "FunctionMessageChunk" => (LcKind::Other, "FunctionMessageChunk"),
+        "ToolMessageChunk" => (LcKind::Tool, "ToolMessageChunk"),
+        "SystemMessageChunk" => (LcKind::System, "SystemMessageChunk"),
+        "ChatMessageChunk" => (LcKind::Other, "ChatMessageChunk"),
+        _ => return None,
+    })
 }
 
 /// One LangChain message and the session message it stands for.
@@ -30,6 +56,8 @@ impl LcKind {
 pub struct LcMessage {
     pub index: usize,
     pub kind: LcKind,
+    /// `message.__class__.__name__`.
+    pub class: &'static str,
     /// `content`: a string, or a list of content blocks.
     pub content: Value,
     /// `(name, args)` of each tool call.
@@ -37,31 +65,39 @@ pub struct LcMessage {
 }
 
 impl LcMessage {
-    /// The first text of the content: the string itself, or the first `text` block's text.
+    /// LangChain-side `_first_text` (dimos): a string content stripped, else the first `text`
+    /// block's text stripped (bare strings and other blocks do not count), else empty.
     pub fn first_text(&self) -> String {
-        match &self.content {
+        let text = match &self.content {
             Value::String(s) => s.clone(),
             Value::Array(blocks) => blocks
                 .iter()
-                .find_map(|b| match b {
-                    Value::String(s) => Some(s.clone()),
-                    _ if b.get("type").and_then(Value::as_str) == Some("text") => {
-                        b.get("text").and_then(Value::as_str).map(str::to_string)
-                    }
-                    _ => None,
-                })
+                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| b.get("text").map_or_else(String::new, pyrepr::str_of))
                 .unwrap_or_default(),
             _ => String::new(),
-        }
+        };
+        py_strip(&text).to_string()
     }
 }
 
-/// The session's model-visible messages as LangChain messages (events left out).
+/// Python's `str.strip()`: Unicode whitespace and the \x1c–\x1f separators off both ends.
+fn py_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// The session's messages as LangChain messages. A session in LangChain's own format gives
+/// every record `messages_from_dict` accepts (a `ChatMessage` too, which the common model keeps
+/// as an event); any other format gives its model-visible messages (events left out).
 pub fn messages(session: &Session) -> Vec<LcMessage> {
+    let native = session.format == Format::LangChain;
     session
         .messages
         .iter()
         .filter_map(|m| {
+            if let Some(lc) = native.then(|| from_raw(session, m)).flatten() {
+                return Some(lc);
+            }
             let kind = match m.role {
                 Role::System | Role::Developer => LcKind::System,
                 Role::User => LcKind::Human,
@@ -69,16 +105,14 @@ pub fn messages(session: &Session) -> Vec<LcMessage> {
                 Role::Tool => LcKind::Tool,
                 Role::Event => return None,
             };
-            let native = (session.format == Format::LangChain)
-                .then(|| from_raw(session, m, kind))
-                .flatten();
-            Some(native.unwrap_or_else(|| from_model(m, kind)))
+            Some(from_model(m, kind))
         })
         .collect()
 }
 
-fn from_raw(session: &Session, m: &Message, kind: LcKind) -> Option<LcMessage> {
+fn from_raw(session: &Session, m: &Message) -> Option<LcMessage> {
     let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
+    let (kind, class) = class_of(record.get("type")?.as_str()?)?;
     let data = record.get("data")?;
     let content = data.get("content")?.clone();
     let tool_calls = data
@@ -100,6 +134,7 @@ fn from_raw(session: &Session, m: &Message, kind: LcKind) -> Option<LcMessage> {
     Some(LcMessage {
         index: m.index,
         kind,
+        class,
         content,
         tool_calls,
     })
@@ -141,6 +176,7 @@ fn from_model(m: &Message, kind: LcKind) -> LcMessage {
     LcMessage {
         index: m.index,
         kind,
+        class: kind.class_name(),
         content,
         tool_calls,
     }

@@ -289,5 +289,7 @@ fn insertion(run: &Run) -> Option<Insertion> {
         role: PromptRole::Assistant,
         position: pos?,
         prefix: String::new(),
+        suffix: String::new(),
+        replaces: None,
     })
 }

@@ -113,6 +113,8 @@ impl Preset for Codex {
                 role: PromptRole::User,
                 position: history.initial.len() + carried.kept.len(),
                 prefix: format!("{SUMMARY_PREFIX}\n"),
+                suffix: String::new(),
+                replaces: None,
             };
             let extra = codex_findings(input, &history, &request, &carried, limit);
             (split, request.messages, Some(insertion), extra)

@@ -149,6 +149,8 @@ impl Preset for Custom {
                 role: PromptRole::User,
                 position: cut.pinned.len(),
                 prefix: SUMMARY_PREFIX.to_string(),
+                suffix: String::new(),
+                replaces: None,
             }),
             trigger,
             split,

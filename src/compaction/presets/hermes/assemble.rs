@@ -46,6 +46,10 @@ pub struct Outcome {
     /// Characters omitted by a total input bound (`max_summary_input_chars` or `aux_fit`).
     pub bounded: usize,
     pub compress_start: usize,
+    /// The (pruned) messages handed to the summarizer, as Hermes holds them.
+    pub turns: Vec<HMsg>,
+    /// An earlier summary is carried into this one (`_previous_summary` is set).
+    pub carries_summary: bool,
 }
 
 impl Outcome {
@@ -121,6 +125,8 @@ pub fn compress(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
         tail: (end..n).collect(),
         compress_start: start,
         previous_summary: found.as_ref().map(|(i, _)| *i),
+        turns: msgs[turns_from..end].to_vec(),
+        carries_summary: previous.is_some(),
         ..Outcome::default()
     };
     let rendered: Vec<usize> = (turns_from..end).collect();

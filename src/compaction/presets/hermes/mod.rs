@@ -8,10 +8,13 @@
 //! (labelled turns, caps, prompt). Insertion and tool-pair cleanup: `assemble`. Settings beyond
 //! the constructor: `compression_count` (compactions this compressor already ran: the head
 //! decays to the system prompt), the auxiliary summarizer window (`aux_context_length`,
-//! `aux_fit`) and newer Hermes' bounded summarizer input (`max_summary_input_chars`).
+//! `aux_fit`) and newer Hermes' bounded summarizer input (`max_summary_input_chars`). Offline
+//! summary: Hermes' own static fallback (`fallback`), as it writes it when no summarizer is
+//! reachable; the insertion carries its prefix and the `--- END OF CONTEXT SUMMARY` marker.
 
 mod assemble;
 mod cut;
+mod fallback;
 mod findings;
 mod msgs;
 mod prune;
@@ -187,9 +190,35 @@ impl Preset for Hermes {
                 role: ins.role,
                 position: ins.position,
                 prefix: ins.prefix.clone(),
+                suffix: format!("\n\n{}", text::SUMMARY_END_MARKER),
+                replaces: ins
+                    .merged_into
+                    .and_then(|p| history.get(p))
+                    .map(|m| m.index),
             }),
             findings: all,
         })
+    }
+
+    /// The static fallback summary Hermes writes when no summarizer is reachable (the failure
+    /// `no auxiliary LLM provider configured`, which does not abort): everything after the
+    /// `SUMMARY_PREFIX` line the insertion already carries.
+    fn offline_summary(&self, input: &PlanInput, plan: &Plan) -> Option<String> {
+        if !plan.trigger.fired {
+            return None;
+        }
+        let cfg = config(input, &plan.settings).ok()?;
+        let history = msgs::messages(input.session);
+        let outcome = assemble::compress(&history, &cfg, input.now);
+        outcome.insertion.as_ref()?;
+        let full = fallback::fallback_summary(
+            &outcome.turns,
+            outcome.carries_summary,
+            Some(fallback::NO_PROVIDER_REASON),
+        );
+        full.strip_prefix(text::SUMMARY_PREFIX)
+            .and_then(|rest| rest.strip_prefix('\n'))
+            .map(str::to_string)
     }
 }
 

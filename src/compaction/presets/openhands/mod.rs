@@ -175,6 +175,8 @@ fn build(
             role: PromptRole::User,
             position,
             prefix: String::new(),
+            suffix: String::new(),
+            replaces: None,
         }),
         findings: all,
     })

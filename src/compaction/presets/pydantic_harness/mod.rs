@@ -220,6 +220,8 @@ fn plan(
             role: PromptRole::User,
             position: o.position,
             prefix: SUMMARY_PREFIX.to_string(),
+            suffix: String::new(),
+            replaces: None,
         }),
         _ => None,
     };

@@ -1,5 +1,7 @@
-//! `dimos`: dimos' `compact_history` (PR #3455 branch), from its documented behaviour — there
-//! is no released package to run, so this preset is marked approximate.
+//! `dimos`: dimos' `compact_history` (PR #3455 branch). No released package has it; goldens of
+//! its module run on LangChain sessions (fixtures/oracle/dimos) check trigger, cut, digest and
+//! summarizer prompt. Marked approximate: other formats reach it through ctxray's own
+//! LangChain view of the session (`lc`), which no golden covers.
 //!
 //! Trigger: `estimate_tokens(history) > context_window * trigger_ratio` (and more than one
 //! message). Cut: a leading SystemMessage is kept; walking back from the newest message, keep
@@ -8,7 +10,10 @@
 //! trailing lone ToolMessage can stay orphaned). Summarizer: `make_model_summarizer` — one user
 //! message, the prompt plus `{ClassName}: {first text}` lines (tool calls, non-text and empty
 //! messages skipped), cut to its last `max_chars` characters. The summary comes back as
-//! `HumanMessage("[compacted history]\n" + summary)` after the system message.
+//! `HumanMessage("[compacted history]\n" + summary)` after the system message. Offline summary:
+//! dimos' own digest (`digest`), what it writes without a model or when the model fails.
+
+mod digest;
 
 use super::lc::{self, LcKind, LcMessage};
 use crate::compaction::findings::{Finding, Severity};
@@ -175,9 +180,25 @@ impl Preset for Dimos {
                 role: PromptRole::User,
                 position: system,
                 prefix: "[compacted history]\n".into(),
+                suffix: String::new(),
+                replaces: None,
             }),
             findings,
         })
+    }
+
+    /// dimos' offline digest of the dropped messages (`_default_summarizer`): what
+    /// `compact_history` writes with `summarize_with_model` off or when the model call raises.
+    fn offline_summary(&self, input: &PlanInput, plan: &Plan) -> Option<String> {
+        if !plan.trigger.fired {
+            return None;
+        }
+        let history = lc::messages(input.session);
+        let dropped: Vec<&LcMessage> = history
+            .iter()
+            .filter(|m| plan.split.summarized.contains(&m.index))
+            .collect();
+        Some(digest::digest(&dropped))
     }
 }
 
@@ -192,12 +213,12 @@ pub fn estimate_tokens(m: &LcMessage) -> u64 {
                     Some("image_url" | "image") => 1500,
                     Some("text") => p
                         .get("text")
-                        .and_then(serde_json::Value::as_str)
-                        .map_or(0, |t| t.chars().count() / 4),
+                        .map_or(0, |t| pyrepr::str_of(t).chars().count() / 4),
                     _ => pyrepr::str_of(p).chars().count() / 4,
                 },
             )
             .sum(),
+        serde_json::Value::Null => 0,
         other => pyrepr::str_of(other).chars().count() / 4,
     };
     let calls: usize = m
@@ -231,7 +252,7 @@ fn summarizer_prompt(gone: &[LcMessage], max_chars: usize) -> (String, usize) {
         .iter()
         .filter_map(|m| {
             let text = m.first_text();
-            (!text.is_empty()).then(|| format!("{}: {}", m.kind.class_name(), text))
+            (!text.is_empty()).then(|| format!("{}: {}", m.class, text))
         })
         .collect();
     let transcript = lines.join("\n");
