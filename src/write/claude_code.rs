@@ -56,9 +56,15 @@ pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec
     let mut masked = 0;
     // The uuid the next copied line must hang from (right after the summary).
     let mut hang_from: Option<String> = None;
+    // The summary the compaction inserted (a summary read from the file is copied as it was).
+    let inserted = compacted
+        .marks
+        .iter()
+        .find(|k| k.kind == crate::compaction::apply::MARK_KIND)
+        .map(|k| k.before_message);
     for m in &compacted.messages {
         let summary = m.parts.iter().find_map(|p| match p {
-            Part::Summary { text } if m.source_indices.is_empty() => Some(text.as_str()),
+            Part::Summary { text } if inserted == Some(m.index) => Some(text.as_str()),
             _ => None,
         });
         if let Some(text) = summary {
