@@ -12,6 +12,7 @@ pub mod formats;
 pub mod live;
 pub mod progress;
 pub mod pyrepr;
+pub mod replay;
 pub mod secrets;
 pub mod session;
 pub mod summarize;

@@ -231,7 +231,7 @@ async fn a_growing_summary_is_kept_by_0_62_and_rejected_under_guard_shrink() {
         "--preset",
         "pydantic-ai-harness",
         "--set",
-        "max_messages=10",
+        "max_tokens=1000",
         "--set",
         "keep_messages=16",
     ];

@@ -8,6 +8,7 @@ mod diff_cmd;
 mod formats_cmd;
 mod plan_cmd;
 mod presets_cmd;
+mod replay_cmd;
 mod report_json;
 mod report_text;
 mod style;
@@ -105,6 +106,22 @@ pub enum Command {
         /// Overwrite OUT if it exists (even when it is the input).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Replay the session under a preset: every compaction it would make as the history grows,
+    /// the sawtooth of the context; `--compare` runs two configurations side by side.
+    Replay {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        /// Model each summary as exactly N tokens instead of the offline digest.
+        #[arg(long, value_name = "N")]
+        summary_tokens: Option<usize>,
+        /// Two configurations to compare: each a preset name or `K=V,...` over --preset.
+        #[arg(long, num_args = 2, value_names = ["A", "B"])]
+        compare: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -270,6 +287,13 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             force,
             &common,
         ),
+        Command::Replay {
+            source,
+            preset,
+            summary_tokens,
+            compare,
+            common,
+        } => replay_cmd::run(&source, &preset, summary_tokens, &compare, &common),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }

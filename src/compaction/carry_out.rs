@@ -8,6 +8,7 @@
 
 use super::findings::{Finding, Severity};
 use super::plan::Plan;
+use super::preset::PlanInput;
 use super::{apply, outcome, preset};
 use crate::analysis::Analysis;
 
@@ -63,15 +64,19 @@ pub fn carry_out(
             }
         }
     }
-    let grows = plan.trigger.fired && tokens_after >= tokens_before;
-    let rejected = grows && framework.is_some_and(|p| p.rejects_growth(plan));
+    // The framework's guard judges the result with its own trigger measure.
+    let rejected = plan.trigger.fired
+        && framework.is_some_and(|p| {
+            p.plan(&PlanInput::new(&after), &plan.settings)
+                .is_ok_and(|again| p.rejects(&plan.settings, &plan.trigger, &again.trigger))
+        });
     if rejected {
         findings.push(Finding {
             code: "summary-rejected",
             severity: Severity::Info,
             messages: Vec::new(),
             detail: format!(
-                "{} under these settings rejects a summary that does not shrink the request (measured here by exact count): the history stays as it was, {tokens_before} tokens",
+                "{} under these settings rejects a compacted history its estimator does not measure below the one it replaces: the history stays as it was, {tokens_before} tokens",
                 plan.framework
             ),
         });

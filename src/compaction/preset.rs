@@ -5,7 +5,7 @@
 //! exactly, bugs included; this file knows none of them in detail.
 
 use super::groups::Grouping;
-use super::plan::Plan;
+use super::plan::{Plan, Trigger};
 use super::settings::{ParamSpec, SettingError, Settings};
 use crate::analysis::Analysis;
 use crate::session::Session;
@@ -87,10 +87,37 @@ pub trait Preset: Sync {
     fn summary_budget(&self, _plan: &Plan) -> Option<usize> {
         None
     }
-    /// Whether the framework, under these settings, rejects a summary that does not shrink the
-    /// request and keeps the history as it was.
-    fn rejects_growth(&self, _plan: &Plan) -> bool {
+    /// Where the framework checks its trigger as a session grows (read by `replay`).
+    fn checks_at(&self) -> CheckPoint {
+        CheckPoint::Request
+    }
+    /// Settings that carry the framework's in-process state after `compactions` compactions
+    /// of one run (e.g. a compaction counter), appended after the user's own `--set`s.
+    fn carried_settings(&self, _settings: &Settings, _compactions: usize) -> Vec<String> {
+        Vec::new()
+    }
+    /// Whether the framework rejects a compaction after the summary comes back, keeping the
+    /// history as it was: `before` is its trigger on the history, `after` on the result.
+    fn rejects(&self, _settings: &Settings, _before: &Trigger, _after: &Trigger) -> bool {
         false
+    }
+}
+
+/// Where a framework evaluates its compaction trigger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckPoint {
+    /// Before every model request, tool-loop steps included.
+    Request,
+    /// Only between user turns (before a user message that is not a tool result).
+    UserTurn,
+}
+
+impl CheckPoint {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckPoint::Request => "request",
+            CheckPoint::UserTurn => "user-turn",
+        }
     }
 }
 

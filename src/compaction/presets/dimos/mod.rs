@@ -20,7 +20,7 @@ use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
-use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::preset::{CheckPoint, PlanError, PlanInput, Preset};
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::pyrepr;
 
@@ -81,6 +81,11 @@ impl Preset for Dimos {
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+    /// McpClient compacts once per incoming message, before the graph loop, never between
+    /// tool steps.
+    fn checks_at(&self) -> CheckPoint {
+        CheckPoint::UserTurn
     }
 
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {

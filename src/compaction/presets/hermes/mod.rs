@@ -130,6 +130,12 @@ impl Preset for Hermes {
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
     }
+    /// The compressor counts its compactions (`compression_count`): from the first on, the head
+    /// decays to the system prompt and the auxiliary-window check has run.
+    fn carried_settings(&self, settings: &Settings, compactions: usize) -> Vec<String> {
+        let base = settings.int("compression_count").unwrap_or(0).max(0) as usize;
+        vec![format!("compression_count={}", base + compactions)]
+    }
 
     /// `_compute_summary_budget`, as the prompt states it: `Target ~N tokens.`
     fn summary_budget(&self, plan: &Plan) -> Option<usize> {

@@ -20,8 +20,13 @@ pub fn records(session: &Session) -> Vec<Rec> {
         }
         let request = m.role != Role::Assistant;
         let parts = model_parts(m, &mut names);
+        // The harness inserts its own summary as a request of its own: never merged with the
+        // requests around it.
+        let own = parts.iter().any(P::is_own_summary);
         match out.last_mut() {
-            Some(last) if request && last.request => {
+            Some(last)
+                if request && last.request && !own && !last.parts.iter().any(P::is_own_summary) =>
+            {
                 last.parts.extend(parts);
                 last.messages.push(m.index);
             }
@@ -97,9 +102,17 @@ fn model_part(role: Role, part: &Part, names: &mut BTreeMap<String, String>) -> 
             }
         }
         Part::Reasoning { text, .. } => P::Thinking(text.clone()),
-        Part::Summary { text } => P::Compaction {
-            content: Some(text.clone()),
-            own: false,
+        // A summary this preset inserted (ctxray's `compact`/`replay`) carries the text
+        // providers are sent for an own `CompactionPart`; it is the harness' own summary again.
+        Part::Summary { text } => match text.strip_prefix(super::SUMMARY_PREFIX) {
+            Some(own) => P::Compaction {
+                content: Some(own.to_string()),
+                own: true,
+            },
+            None => P::Compaction {
+                content: Some(text.clone()),
+                own: false,
+            },
         },
         Part::Image(_) if !assistant => P::User(UserPart {
             media: 1,

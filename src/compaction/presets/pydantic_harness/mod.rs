@@ -44,12 +44,13 @@ impl Preset for Summarizing {
     fn params(&self) -> &'static [ParamSpec] {
         params::SUMMARIZING
     }
+    /// `guard=shrink` (the 0.63 rule, unverified): a compacted history the estimator does not
+    /// measure below the history it replaces is rejected.
+    fn rejects(&self, settings: &Settings, before: &Trigger, after: &Trigger) -> bool {
+        settings.str("guard") == Some("shrink") && after.value >= before.value
+    }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Summarizing)
-    }
-    /// `guard=shrink`: the 0.63 rule (0.62 has none).
-    fn rejects_growth(&self, plan: &Plan) -> bool {
-        plan.settings.str("guard") == Some("shrink")
     }
 }
 

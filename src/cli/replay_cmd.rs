@@ -1,0 +1,380 @@
+//! `ctxray replay`: a session replayed under a preset (or two configurations side by side),
+//! printed as a sawtooth sparkline and a table of compactions, or as JSON.
+//!
+//! Owns: parsing `--compare` specs, and the text and JSON renderings of `replay::Replay`. The
+//! replay itself is `crate::replay` (pure).
+
+use std::io::Write;
+
+use anyhow::anyhow;
+use serde_json::{json, Value};
+
+use super::style::Style;
+use crate::analysis::Analysis;
+use crate::compaction::preset;
+use crate::replay::{self, Replay};
+
+/// Sparkline width, in columns.
+const WIDTH: usize = 64;
+/// Compactions the text table lists.
+const TABLE_ROWS: usize = 20;
+
+/// One cell of the comparison table.
+type Cell = fn(&Replay) -> String;
+
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// One side of a replay: a preset and its settings, and how the user named it.
+pub struct Side {
+    pub label: String,
+    pub preset: String,
+    pub sets: Vec<String>,
+}
+
+/// The sides `--compare A B` names: each a preset name, or `K=V,...` settings layered over
+/// `--preset` and its `--set`s.
+pub fn sides(preset: &str, sets: &[String], specs: &[String]) -> anyhow::Result<Vec<Side>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let spec = spec.trim();
+            if spec.is_empty() {
+                return Err(anyhow!(
+                    "--compare: an empty configuration; give a preset name or K=V,..."
+                ));
+            }
+            if spec.contains('=') {
+                let mut all = sets.to_vec();
+                all.extend(
+                    spec.split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                );
+                Ok(Side {
+                    label: spec.to_string(),
+                    preset: preset.to_string(),
+                    sets: all,
+                })
+            } else {
+                Ok(Side {
+                    label: spec.to_string(),
+                    preset: spec.to_string(),
+                    sets: sets.to_vec(),
+                })
+            }
+        })
+        .collect()
+}
+
+/// Checks every side's preset and settings before the source is read.
+pub fn validate(sides: &[Side]) -> anyhow::Result<()> {
+    for s in sides {
+        let p = preset::find(&s.preset)?;
+        crate::compaction::Settings::resolve(p.name(), p.params(), &s.sets)?;
+    }
+    Ok(())
+}
+
+pub fn run_side(a: &Analysis, side: &Side, options: &replay::Options) -> anyhow::Result<Replay> {
+    let p = preset::find(&side.preset)?;
+    Ok(replay::replay(a, p, &side.sets, options)?)
+}
+
+pub fn replay_json(a: &Analysis, r: &Replay) -> Value {
+    let steps: Vec<Value> = r
+        .steps
+        .iter()
+        .map(|s| {
+            json!({
+                "source_index": s.source_index,
+                "message": s.message,
+                "tokens": s.tokens,
+                "tokens_before": s.tokens_before,
+                "fired": s.fired,
+                "value": s.value,
+                "threshold": s.threshold,
+            })
+        })
+        .collect();
+    let compactions: Vec<Value> = r
+        .compactions
+        .iter()
+        .map(|c| {
+            json!({
+                "at_source_index": c.at_source_index,
+                "message": c.message,
+                "tokens_before": c.tokens_before,
+                "tokens_after": c.tokens_after,
+                "messages_before": c.messages_before,
+                "messages_after": c.messages_after,
+                "summarized": c.summarized,
+                "dropped": c.dropped,
+                "removed_tokens": c.removed_tokens,
+                "summarizer_input_tokens": c.summarizer_input_tokens,
+                "summary_tokens": c.summary_tokens,
+                "evidence": c.evidence.map(|(facts, lost)| json!({"facts": facts, "lost": lost})),
+                "reason": c.reason,
+                "findings": c.findings.iter().map(|f| json!({
+                    "code": f.code, "severity": f.severity.as_str(), "messages": f.messages, "detail": f.detail,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let rejected: Vec<Value> = r
+        .rejected
+        .iter()
+        .map(|x| {
+            json!({
+                "at_source_index": x.at_source_index,
+                "tokens_before": x.tokens_before,
+                "tokens_after": x.tokens_after,
+            })
+        })
+        .collect();
+    json!({
+        "source": {"path": a.session.source.path, "format": a.session.format.name()},
+        "preset": {"name": r.preset, "framework": r.framework, "settings": r.settings.to_json()},
+        "checks_at": r.checks_at.as_str(),
+        "window": r.window,
+        "measure": r.measure,
+        "threshold": r.threshold,
+        "summary_tokens": r.summary_tokens,
+        "steps": steps,
+        "compactions": compactions,
+        "rejected": rejected,
+        "count": r.compactions.len(),
+        "peak_tokens": r.peak_tokens(),
+        "removed_tokens": r.removed_tokens(),
+        "evidence_lost": r.evidence_lost().map(|(facts, lost)| json!({"facts": facts, "lost": lost})),
+    })
+}
+
+pub fn compare_json(a: &Analysis, runs: &[(Side, Replay)]) -> Value {
+    json!({
+        "compare": runs.iter().map(|(side, r)| {
+            let mut v = replay_json(a, r);
+            if let Value::Object(map) = &mut v {
+                map.insert("label".into(), side.label.clone().into());
+            }
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// The sawtooth: the tokens sent at each check point, one bar per column (the largest of the
+/// points a column covers), scaled to `top`.
+pub fn sparkline(r: &Replay, top: u64) -> (String, String) {
+    let n = r.steps.len();
+    if n == 0 {
+        return (String::new(), String::new());
+    }
+    let cols = n.min(WIDTH);
+    let top = top.max(1);
+    let mut line = String::new();
+    let mut marks = String::new();
+    for c in 0..cols {
+        let (from, to) = (c * n / cols, ((c + 1) * n / cols).max(c * n / cols + 1));
+        let peak = r.steps[from..to]
+            .iter()
+            .map(|s| s.tokens_before)
+            .max()
+            .unwrap_or(0);
+        let level = ((peak * 7).div_ceil(top)).min(7) as usize;
+        line.push(BARS[level]);
+        let fired = r.compactions.iter().any(|k| (from..to).contains(&k.step));
+        marks.push(if fired { '▲' } else { ' ' });
+    }
+    (line, marks.trim_end().to_string())
+}
+
+fn evidence_text(e: Option<(usize, usize)>) -> String {
+    match e {
+        Some((facts, lost)) => format!("{lost} of {facts} facts"),
+        None => "n/a (stand-in summary)".into(),
+    }
+}
+
+pub fn write_text(
+    out: &mut impl Write,
+    a: &Analysis,
+    r: &Replay,
+    st: Style,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        st.bold(&format!("{} · {}", a.session.source.path, r.preset))
+    )?;
+    writeln!(
+        out,
+        "{}",
+        st.dim(&format!(
+            "{} · checks before each {} · window {} · threshold {} {}{}",
+            r.framework,
+            if r.checks_at == crate::compaction::preset::CheckPoint::UserTurn {
+                "user turn"
+            } else {
+                "request"
+            },
+            r.window,
+            r.threshold,
+            r.measure,
+            r.summary_tokens
+                .map(|n| format!(" · summaries of {n} tokens"))
+                .unwrap_or_default()
+        ))
+    )?;
+    let top = r.steps.iter().map(|s| s.tokens_before).max().unwrap_or(0);
+    let (line, marks) = sparkline(r, top);
+    writeln!(out, "\n  {line}  {top} tokens at the top")?;
+    if !marks.is_empty() {
+        writeln!(out, "  {}", st.dim(&marks))?;
+    }
+    writeln!(
+        out,
+        "\n{} compaction(s){} · peak {} tokens · {} tokens summarized or dropped · evidence lost: {}",
+        r.compactions.len(),
+        if r.rejected.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} more rejected by the guard)", r.rejected.len())
+        },
+        r.peak_tokens(),
+        r.removed_tokens(),
+        evidence_text(r.evidence_lost())
+    )?;
+    if r.compactions.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n  {:>3}  {:>8}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  findings",
+        "#", "record", "tokens", "messages", "summarized", "sum. in", "summary"
+    )?;
+    for (i, c) in r.compactions.iter().enumerate().take(TABLE_ROWS) {
+        let codes: Vec<&str> = c.findings.iter().map(|f| f.code).collect();
+        writeln!(
+            out,
+            "  {:>3}  {:>8}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  {}",
+            i + 1,
+            c.at_source_index,
+            format!("{} → {}", c.tokens_before, c.tokens_after),
+            format!("{} → {}", c.messages_before, c.messages_after),
+            c.summarized,
+            c.summarizer_input_tokens,
+            c.summary_tokens,
+            st.dim(&codes.join(", "))
+        )?;
+    }
+    if r.compactions.len() > TABLE_ROWS {
+        writeln!(
+            out,
+            "  {}",
+            st.dim(&format!(
+                "… {} more (--json lists every one)",
+                r.compactions.len() - TABLE_ROWS
+            ))
+        )?;
+    }
+    Ok(())
+}
+
+pub fn write_compare(
+    out: &mut impl Write,
+    a: &Analysis,
+    runs: &[(Side, Replay)],
+    st: Style,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        st.bold(&format!("{} · replay", a.session.source.path))
+    )?;
+    let top = runs
+        .iter()
+        .flat_map(|(_, r)| r.steps.iter().map(|s| s.tokens_before))
+        .max()
+        .unwrap_or(0);
+    for (i, (side, r)) in runs.iter().enumerate() {
+        let (line, marks) = sparkline(r, top);
+        let name = char::from(b'A' + i as u8);
+        writeln!(out, "\n{name}  {} ({})", side.label, r.preset)?;
+        writeln!(out, "   {line}")?;
+        if !marks.is_empty() {
+            writeln!(out, "   {}", st.dim(&marks))?;
+        }
+    }
+    writeln!(out)?;
+    let rows: [(&str, Cell); 6] = [
+        ("compactions", |r| r.compactions.len().to_string()),
+        ("rejected", |r| r.rejected.len().to_string()),
+        ("threshold", |r| format!("{} {}", r.threshold, r.measure)),
+        ("tokens summarized", |r| r.removed_tokens().to_string()),
+        ("peak tokens", |r| r.peak_tokens().to_string()),
+        ("evidence lost", |r| evidence_text(r.evidence_lost())),
+    ];
+    write!(out, "  {:<18}", "")?;
+    for i in 0..runs.len() {
+        write!(out, "  {:<24}", char::from(b'A' + i as u8))?;
+    }
+    writeln!(out)?;
+    for (label, value) in &rows {
+        write!(out, "  {label:<18}")?;
+        for (_, r) in runs {
+            write!(out, "  {:<24}", value(r))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// `ctxray replay`: one replay, or two side by side with `--compare`.
+pub fn run(
+    source: &str,
+    preset: &super::PresetArgs,
+    summary_tokens: Option<usize>,
+    compare: &[String],
+    common: &super::Common,
+) -> anyhow::Result<i32> {
+    use super::OutputFormat;
+    let format = common.output();
+    if !matches!(format, OutputFormat::Text | OutputFormat::Json) {
+        return Err(super::unsupported(format, "replay"));
+    }
+    let sides = if compare.is_empty() {
+        vec![Side {
+            label: preset.preset.clone(),
+            preset: preset.preset.clone(),
+            sets: preset.sets.clone(),
+        }]
+    } else {
+        sides(&preset.preset, &preset.sets, compare)?
+    };
+    validate(&sides)?;
+    let analysis = super::analyse(source, common)?;
+    let options = replay::Options { summary_tokens };
+    let mut runs = Vec::new();
+    for side in sides {
+        let r = run_side(&analysis, &side, &options)?;
+        runs.push((side, r));
+    }
+    let st = Style {
+        on: super::style::use_color(common.no_color),
+    };
+    let mut out = std::io::stdout().lock();
+    match (format, compare.is_empty()) {
+        (OutputFormat::Json, true) => {
+            serde_json::to_writer_pretty(&mut out, &replay_json(&analysis, &runs[0].1))?;
+            writeln!(out)?;
+        }
+        (OutputFormat::Json, false) => {
+            serde_json::to_writer_pretty(&mut out, &compare_json(&analysis, &runs))?;
+            writeln!(out)?;
+        }
+        (_, true) => write_text(&mut out, &analysis, &runs[0].1, st)?,
+        (_, false) => write_compare(&mut out, &analysis, &runs, st)?,
+    }
+    out.flush().ok();
+    Ok(0)
+}

@@ -1,0 +1,386 @@
+//! Replay: a session fed to a preset message by message, as the agent produced it, with every
+//! compaction the preset would have made applied on the way — the sawtooth of the context.
+//!
+//! At each point where the framework checks its trigger (before each model request, i.e. each
+//! assistant message, or only before each user turn for frameworks that check there; see
+//! `Preset::checks_at`) the preset plans the *current* history — the one earlier compactions
+//! already shortened. When it fires, the plan is applied with the offline summary (the
+//! framework's own digest, else ctxray's) or a stand-in of exactly `summary_tokens` tokens, and
+//! the history goes on growing from there. One compaction at most per check point; a
+//! compaction whose result would fire again at once is flagged, not repeated. The file's own
+//! compactions are not replayed (the preset's are), and the provider usage it recorded is
+//! replaced by the replay's exact count (see `history`).
+//!
+//! Owns: the check points, the loop, and what it records (steps, compactions, rejected
+//! attempts, peak). Pure and headless: must not print, and must not call a model.
+
+mod evidence;
+pub mod filler;
+mod history;
+
+use crate::analysis::Analysis;
+use crate::compaction::preset::{self, CheckPoint, PlanError, Preset};
+use crate::compaction::{Finding, Plan, Settings, Severity};
+use crate::session::{Part, Role, Session};
+use history::History;
+
+/// How to replay.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Model every summary as a text of exactly this many tokens instead of the offline digest.
+    pub summary_tokens: Option<usize>,
+}
+
+/// One check point: the framework's trigger evaluated on the history as it stood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// The original message the check precedes (`None`: the next request, after the last).
+    pub message: Option<usize>,
+    /// Its first source record (one past the last record for the next request).
+    pub source_index: usize,
+    /// Exact tokens of the history sent at this point (after the compaction, if one applied).
+    pub tokens: u64,
+    /// Exact tokens of the history before any compaction at this point.
+    pub tokens_before: u64,
+    /// Whether the trigger fired (and the plan had something to compact).
+    pub fired: bool,
+    /// The framework's own measure and threshold at this point (`measure` of the replay).
+    pub value: u64,
+    pub threshold: u64,
+}
+
+/// A compaction the preset made during the replay.
+#[derive(Debug, Clone)]
+pub struct Compaction {
+    /// Index into `Replay::steps`.
+    pub step: usize,
+    pub at_source_index: usize,
+    pub message: Option<usize>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub messages_before: usize,
+    pub messages_after: usize,
+    /// Messages rendered into the summarizer input and not kept.
+    pub summarized: usize,
+    /// Messages removed without being summarized.
+    pub dropped: usize,
+    /// Exact tokens of the summarized and dropped messages.
+    pub removed_tokens: u64,
+    /// Exact tokens of the summarizer request (0 for strategies without one).
+    pub summarizer_input_tokens: u64,
+    /// Exact tokens of the summary as returned (before the framework's prefix).
+    pub summary_tokens: u64,
+    /// Facts (paths, commands, numbers, identifiers) of the removed messages, and how many of
+    /// them the summary does not carry; `None` with a stand-in summary.
+    pub evidence: Option<(usize, usize)>,
+    pub reason: String,
+    pub findings: Vec<Finding>,
+}
+
+/// A compaction the framework made and then threw away (a shrink guard), the history kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub step: usize,
+    pub at_source_index: usize,
+    pub tokens_before: u64,
+    /// Exact tokens of the rejected result.
+    pub tokens_after: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub preset: &'static str,
+    pub framework: &'static str,
+    pub settings: Settings,
+    pub checks_at: CheckPoint,
+    pub window: u64,
+    /// What the framework measures, and its threshold at the first check point (a threshold
+    /// that moves during the run, such as Hermes' auxiliary window, is in each step).
+    pub measure: &'static str,
+    pub threshold: u64,
+    pub summary_tokens: Option<usize>,
+    pub steps: Vec<Step>,
+    pub compactions: Vec<Compaction>,
+    pub rejected: Vec<Rejected>,
+}
+
+impl Replay {
+    /// The largest history sent with a request.
+    pub fn peak_tokens(&self) -> u64 {
+        self.steps.iter().map(|s| s.tokens).max().unwrap_or(0)
+    }
+
+    /// Exact tokens summarized or dropped over the run.
+    pub fn removed_tokens(&self) -> u64 {
+        self.compactions.iter().map(|c| c.removed_tokens).sum()
+    }
+
+    /// Facts lost over the run (`None` when a stand-in summary was used).
+    pub fn evidence_lost(&self) -> Option<(usize, usize)> {
+        self.compactions.iter().try_fold((0, 0), |(t, l), c| {
+            c.evidence.map(|(total, lost)| (t + total, l + lost))
+        })
+    }
+}
+
+/// Where `checks` falls in `session`: the history length at each check point, ascending,
+/// ending with the whole session (the next request or turn).
+pub fn check_points(session: &Session, checks: CheckPoint) -> Vec<usize> {
+    let mut points: Vec<usize> = session
+        .messages
+        .iter()
+        .filter(|m| match checks {
+            CheckPoint::Request => m.role == Role::Assistant,
+            CheckPoint::UserTurn => is_user_turn(m),
+        })
+        .map(|m| m.index)
+        .collect();
+    if !session.messages.is_empty() {
+        points.push(session.messages.len());
+    }
+    points.dedup();
+    points
+}
+
+/// A user message that is not a tool result.
+pub fn is_user_turn(m: &crate::session::Message) -> bool {
+    m.role == Role::User && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
+}
+
+/// Replays `a` under `preset` with the user's `sets`.
+pub fn replay(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    options: &Options,
+) -> Result<Replay, PlanError> {
+    let base = Settings::resolve(preset.name(), preset.params(), sets)?;
+    let mut run = Run {
+        a,
+        preset,
+        sets,
+        options,
+        base: base.clone(),
+        settings: (usize::MAX, base.clone()),
+        history: History::new(a),
+    };
+    let mut out = Replay {
+        preset: preset.name(),
+        framework: preset.framework(),
+        settings: base,
+        checks_at: preset.checks_at(),
+        window: a.window,
+        measure: "tokens",
+        threshold: 0,
+        summary_tokens: options.summary_tokens,
+        steps: Vec::new(),
+        compactions: Vec::new(),
+        rejected: Vec::new(),
+    };
+    let mut fed = 0;
+    for upto in check_points(&a.session, preset.checks_at()) {
+        run.history.append(a, fed, upto);
+        fed = upto;
+        run.check(upto, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The state of one replay.
+struct Run<'a> {
+    a: &'a Analysis,
+    preset: &'a dyn Preset,
+    sets: &'a [String],
+    options: &'a Options,
+    base: Settings,
+    /// Settings for the compactions made so far (count, resolved).
+    settings: (usize, Settings),
+    history: History,
+}
+
+impl Run<'_> {
+    /// The settings in force after `done` compactions (the framework's carried state).
+    fn settings(&mut self, done: usize) -> Result<Settings, PlanError> {
+        if self.settings.0 != done {
+            let mut sets = self.sets.to_vec();
+            sets.extend(self.preset.carried_settings(&self.base, done));
+            self.settings = (
+                done,
+                Settings::resolve(self.preset.name(), self.preset.params(), &sets)?,
+            );
+        }
+        Ok(self.settings.1.clone())
+    }
+
+    fn plan(&self, history: &History, settings: &Settings) -> Result<Plan, PlanError> {
+        self.preset.plan(&history.input(self.a), settings)
+    }
+
+    /// Evaluates the trigger on the history at `upto` and compacts when it fires.
+    fn check(&mut self, upto: usize, out: &mut Replay) -> Result<(), PlanError> {
+        let a = self.a;
+        let message = (upto < a.session.messages.len()).then_some(upto);
+        let source_index = message.map_or_else(
+            || next_record(&a.session),
+            |i| a.session.messages[i].source_index,
+        );
+        let done = out.compactions.len();
+        let settings = self.settings(done)?;
+        let plan = self.plan(&self.history, &settings)?;
+        if out.steps.is_empty() {
+            out.measure = plan.trigger.measure;
+            out.threshold = plan.trigger.threshold;
+        }
+        let before = self.history.tokens() as u64;
+        let step = out.steps.len();
+        out.steps.push(Step {
+            message,
+            source_index,
+            tokens: before,
+            tokens_before: before,
+            fired: plan.trigger.fired,
+            value: plan.trigger.value,
+            threshold: plan.trigger.threshold,
+        });
+        if !plan.trigger.fired || !changes_history(&plan, self.history.message_count()) {
+            return Ok(());
+        }
+        let summary = plan
+            .insertion
+            .as_ref()
+            .map(|_| match self.options.summary_tokens {
+                Some(n) => filler::summary_of(n, &a.counter),
+                None => preset::offline_summary(self.preset, &self.history.input(a), &plan),
+            });
+        // Each summary is a source record of its own, past the session's last.
+        let summary_source = next_record(&a.session) + out.compactions.len() + out.rejected.len();
+        let compacted = self
+            .history
+            .compacted(a, &plan, summary.as_deref(), summary_source);
+        let after_settings = self.settings(done + 1)?;
+        let again = self.plan(&compacted, &after_settings)?;
+        let after = compacted.tokens() as u64;
+        if self
+            .preset
+            .rejects(&settings, &plan.trigger, &again.trigger)
+        {
+            out.rejected.push(Rejected {
+                step,
+                at_source_index: source_index,
+                tokens_before: before,
+                tokens_after: after,
+            });
+            // The framework keeps the history; its compaction count does not move.
+            return Ok(());
+        }
+        let record = self.record(
+            step,
+            source_index,
+            message,
+            &plan,
+            summary.as_deref(),
+            &compacted,
+            again.trigger.fired,
+        );
+        out.compactions.push(record);
+        out.steps[step].tokens = after;
+        self.history = compacted;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        step: usize,
+        at_source_index: usize,
+        message: Option<usize>,
+        plan: &Plan,
+        summary: Option<&str>,
+        compacted: &History,
+        fires_again: bool,
+    ) -> Compaction {
+        let a = self.a;
+        let h = &self.history;
+        let surviving = crate::compaction::plan::surviving(&plan.split);
+        let removed: Vec<usize> = (0..h.message_count())
+            .filter(|i| surviving.binary_search(i).is_err())
+            .collect();
+        let rendered: std::collections::BTreeSet<usize> =
+            plan.split.summarized.iter().copied().collect();
+        let summarized = removed.iter().filter(|i| rendered.contains(i)).count();
+        let removed_tokens: u64 = removed
+            .iter()
+            .map(|&i| h.counts.messages[i].total() as u64)
+            .sum();
+        let summarizer_input_tokens = plan
+            .summarizer
+            .iter()
+            .map(|m| a.counter.count(&m.content) as u64)
+            .sum();
+        let before = h.tokens() as u64;
+        let after = compacted.tokens() as u64;
+        let evidence = match self.options.summary_tokens {
+            Some(_) => None,
+            None => Some(evidence::lost(&h.session, &removed, summary.unwrap_or(""))),
+        };
+        Compaction {
+            step,
+            at_source_index,
+            message,
+            tokens_before: before,
+            tokens_after: after,
+            messages_before: h.message_count(),
+            messages_after: compacted.message_count(),
+            summarized,
+            dropped: removed.len() - summarized,
+            removed_tokens,
+            summarizer_input_tokens,
+            summary_tokens: summary.map_or(0, |s| a.counter.count(s) as u64),
+            evidence,
+            reason: plan.trigger.reason.clone(),
+            findings: findings(before, after, fires_again),
+        }
+    }
+}
+
+/// Whether applying `plan` changes a history of `len` messages: something removed, or a
+/// summary inserted.
+fn changes_history(plan: &Plan, len: usize) -> bool {
+    plan.insertion.is_some() || crate::compaction::plan::surviving(&plan.split).len() < len
+}
+
+/// One past the last source record of the session.
+fn next_record(session: &Session) -> usize {
+    let last_message = session
+        .messages
+        .iter()
+        .flat_map(|m| m.source_indices.iter().copied())
+        .max();
+    let last_record = session.source.record_indices.last().copied();
+    last_message.max(last_record).map_or(0, |r| r + 1)
+}
+
+fn findings(before: u64, after: u64, fires_again: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if after >= before {
+        out.push(Finding {
+            code: "summary-grows-request",
+            severity: Severity::Error,
+            messages: Vec::new(),
+            detail: format!(
+                "the compacted history is {after} tokens, not below the {before} before it"
+            ),
+        });
+    }
+    if fires_again {
+        out.push(Finding {
+            code: "fires-again-at-once",
+            severity: Severity::Warn,
+            messages: Vec::new(),
+            detail:
+                "the trigger still fires on the compacted history: the next check compacts again"
+                    .into(),
+        });
+    }
+    out
+}
