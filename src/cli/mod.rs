@@ -10,6 +10,7 @@ mod plan_cmd;
 mod presets_cmd;
 mod report_json;
 mod report_text;
+mod share_cmd;
 mod style;
 
 use std::io::{Read, Write};
@@ -368,6 +369,13 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             diff_cmd::write_text(&mut out, &analysis, &plan, &d, st)?;
         }
+        OutputFormat::Md => share_cmd::write_md(
+            &mut out,
+            share_cmd::Kind::Diff,
+            &analysis,
+            Some(&plan),
+            None,
+        )?,
         other => return Err(unsupported(other, "diff")),
     }
     out.flush().ok();
@@ -383,7 +391,10 @@ fn compact(
     common: &Common,
 ) -> anyhow::Result<i32> {
     let format = common.output();
-    if !matches!(format, OutputFormat::Text | OutputFormat::Json) {
+    if !matches!(
+        format,
+        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md
+    ) {
         return Err(unsupported(format, "compact"));
     }
     if let Some(out) = output {
@@ -411,7 +422,7 @@ fn compact(
         ),
         kind => {
             let client = network_summarizer(kind, summarizer)?;
-            let quiet = format == OutputFormat::Json;
+            let quiet = format != OutputFormat::Text;
             let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
             (
                 format!("{}:{}", client.name(), s.model),
@@ -445,6 +456,13 @@ fn compact(
             )?;
             writeln!(stdout)?;
         }
+        OutputFormat::Md => share_cmd::write_md(
+            &mut stdout,
+            share_cmd::Kind::Compact,
+            &analysis,
+            Some(&plan),
+            Some(&done),
+        )?,
         _ => {
             let st = style::Style {
                 on: style::use_color(common.no_color),
@@ -490,6 +508,13 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             plan_cmd::write_text(&mut out, &analysis, &plan, st)?;
         }
+        OutputFormat::Md => share_cmd::write_md(
+            &mut out,
+            share_cmd::Kind::Plan,
+            &analysis,
+            Some(&plan),
+            None,
+        )?,
         other => return Err(unsupported(other, "plan")),
     }
     out.flush().ok();
@@ -500,7 +525,7 @@ fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
     let name = format
         .to_possible_value()
         .map_or("?".into(), |v| v.get_name().to_string());
-    anyhow!("--format {name} is not available for `{command}` (use text or json)")
+    anyhow!("--format {name} is not available for `{command}` (use text, json or md)")
 }
 
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
@@ -516,9 +541,12 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
             let color = style::use_color(common.no_color);
             report_text::write(&mut out, &analysis, color)?;
         }
+        OutputFormat::Md => {
+            share_cmd::write_md(&mut out, share_cmd::Kind::Report, &analysis, None, None)?
+        }
         other => {
             return Err(anyhow!(
-                "--format {} is not available for `report` (use text or json)",
+                "--format {} is not available for `report` (use text, json or md)",
                 other
                     .to_possible_value()
                     .map_or("?".into(), |v| v.get_name().to_string())
