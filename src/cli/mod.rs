@@ -3,6 +3,7 @@
 //! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). Commands
 //! print to stdout; errors are one line on stderr and exit 2.
 
+mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
@@ -102,6 +103,23 @@ pub enum Command {
         /// Overwrite OUT if it exists (even when it is the input).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// For CI: `plan` on every file, one finding a line (`file:message: severity code: detail`);
+    /// exit 1 when a finding reaches --fail-on, 2 when a file is unusable (the others are still
+    /// checked). `--format github` writes workflow annotations, `--format junit` JUnit XML.
+    Check {
+        /// Session files or directories.
+        #[arg(required = true, value_name = "SOURCE")]
+        sources: Vec<String>,
+        #[command(flatten)]
+        preset: PresetArgs,
+        /// Lowest severity that fails the check (default: error — a lost message, a tool call
+        /// cut from its result, a secret sent to the summarizer; warn also fails on what the
+        /// framework is known to drop).
+        #[arg(long, value_enum, default_value = "error", value_name = "SEVERITY")]
+        fail_on: check_cmd::FailOn,
         #[command(flatten)]
         common: Common,
     },
@@ -250,6 +268,12 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             force,
             &common,
         ),
+        Command::Check {
+            sources,
+            preset,
+            fail_on,
+            common,
+        } => check_cmd::run(&sources, &preset, &common, fail_on),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
