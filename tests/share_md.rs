@@ -115,6 +115,20 @@ fn secrets_in_the_session_are_masked_in_every_markdown_document() {
                 "keep_first=1",
             ]);
         }
+        let page = {
+            let mut a = args.clone();
+            a.extend(["--format", "html"]);
+            String::from_utf8(run(&a).stdout).unwrap()
+        };
+        for secret in [
+            &key[..16],
+            aws,
+            "MIIEowIBAAKCAQEA7s3cr3t",
+            "line2secretbody",
+        ] {
+            assert!(!page.contains(secret), "html {cmd}: {secret} leaked");
+        }
+        assert!(page.contains("[REDACTED:"), "html {cmd}: nothing masked");
         let doc = md(&args);
         for secret in [
             &key[..16],

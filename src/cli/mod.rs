@@ -123,6 +123,22 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// The plan as one self-contained HTML page (no external resources): gauge, token bars,
+    /// timeline, split, summarizer input, the diff with its losses, findings.
+    Export {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        /// The page to write.
+        #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
+        output: PathBuf,
+        /// Overwrite OUT if it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        common: Common,
+    },
     /// The compaction presets, the framework version each emulates, and their settings.
     Presets {
         #[command(flatten)]
@@ -274,6 +290,13 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             fail_on,
             common,
         } => check_cmd::run(&sources, &preset, &common, fail_on),
+        Command::Export {
+            source,
+            preset,
+            output,
+            force,
+            common,
+        } => share_cmd::export(&source, &preset, &output, force, &common),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
@@ -393,8 +416,9 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             diff_cmd::write_text(&mut out, &analysis, &plan, &d, st)?;
         }
-        OutputFormat::Md => share_cmd::write_md(
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
             &mut out,
+            f,
             share_cmd::Kind::Diff,
             &analysis,
             Some(&plan),
@@ -417,7 +441,7 @@ fn compact(
     let format = common.output();
     if !matches!(
         format,
-        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md
+        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md | OutputFormat::Html
     ) {
         return Err(unsupported(format, "compact"));
     }
@@ -480,8 +504,9 @@ fn compact(
             )?;
             writeln!(stdout)?;
         }
-        OutputFormat::Md => share_cmd::write_md(
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
             &mut stdout,
+            f,
             share_cmd::Kind::Compact,
             &analysis,
             Some(&plan),
@@ -532,8 +557,9 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             plan_cmd::write_text(&mut out, &analysis, &plan, st)?;
         }
-        OutputFormat::Md => share_cmd::write_md(
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
             &mut out,
+            f,
             share_cmd::Kind::Plan,
             &analysis,
             Some(&plan),
@@ -549,7 +575,7 @@ fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
     let name = format
         .to_possible_value()
         .map_or("?".into(), |v| v.get_name().to_string());
-    anyhow!("--format {name} is not available for `{command}` (use text, json or md)")
+    anyhow!("--format {name} is not available for `{command}` (use text, json, md or html)")
 }
 
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
@@ -565,12 +591,12 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
             let color = style::use_color(common.no_color);
             report_text::write(&mut out, &analysis, color)?;
         }
-        OutputFormat::Md => {
-            share_cmd::write_md(&mut out, share_cmd::Kind::Report, &analysis, None, None)?
+        f @ (OutputFormat::Md | OutputFormat::Html) => {
+            share_cmd::write_doc(&mut out, f, share_cmd::Kind::Report, &analysis, None, None)?
         }
         other => {
             return Err(anyhow!(
-                "--format {} is not available for `report` (use text, json or md)",
+                "--format {} is not available for `report` (use text, json, md or html)",
                 other
                     .to_possible_value()
                     .map_or("?".into(), |v| v.get_name().to_string())

@@ -6,6 +6,7 @@
 //! lands in one. Pure: builds strings from core data; must not print, read files, run presets or
 //! touch a terminal (the CLI computes the plan and the diff and hands them in).
 
+pub mod html;
 pub mod md;
 
 use crate::analysis::Analysis;
