@@ -56,11 +56,11 @@ document.body.setAttribute('data-bars',document.querySelectorAll('#messages svg.
 pub fn render(r: &Report) -> String {
     let a = r.analysis;
     let mut out = String::new();
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
-<title>ctxray: {}</title><style>{CSS}</style></head>\n<body>\n",
+<title>ctxray: {}</title><style>{CSS}</style></head>\n<body>",
         esc(&a.session.source.path)
     );
     header(&mut out, r);
@@ -185,9 +185,9 @@ fn gauge(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
             thousands(t.threshold)
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "</svg><p>{} of {} tokens · {:.1}% of the window</p></section>\n",
+        "</svg><p>{} of {} tokens · {:.1}% of the window</p></section>",
         thousands(total),
         thousands(a.window),
         pct(total, a.window.max(1))
@@ -279,9 +279,9 @@ fn timeline(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
             reported.join(" ")
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<text x=\"{pad}\" y=\"{}\">#0</text><text x=\"{}\" y=\"{}\">#{}</text><text x=\"{pad}\" y=\"{}\">{} tokens</text></svg></section>\n",
+        "<text x=\"{pad}\" y=\"{}\">#0</text><text x=\"{}\" y=\"{}\">#{}</text><text x=\"{pad}\" y=\"{}\">{} tokens</text></svg></section>",
         h - 10.0,
         w - pad - 30.0,
         h - 10.0,
@@ -300,9 +300,9 @@ fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section id=\"messages\"><h2>Tokens per message</h2>{}<table><thead><tr><th>#</th><th>role</th>{}<th>parts</th><th>tools</th><th>tokens</th><th></th><th>preview</th></tr></thead><tbody>\n",
+        "<section id=\"messages\"><h2>Tokens per message</h2>{}<table><thead><tr><th>#</th><th>role</th>{}<th>parts</th><th>tools</th><th>tokens</th><th></th><th>preview</th></tr></thead><tbody>",
         if plan.is_some() {
             "<p><label><input type=\"checkbox\" id=\"only-summarized\"> only the summarized range</label></p>"
         } else {
@@ -441,9 +441,9 @@ fn summarizer(out: &mut String, plan: &Plan) {
 fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
     out.push_str("<section id=\"diff\"><h2>Summarized range against the summarizer input</h2>");
     if d.messages.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<p>Nothing is summarized: {}</p></section>\n",
+            "<p>Nothing is summarized: {}</p></section>",
             esc(&plan.trigger.reason)
         );
         return;
