@@ -8,6 +8,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod diff;
+pub mod export;
 pub mod formats;
 pub mod live;
 pub mod progress;

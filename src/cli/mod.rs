@@ -3,6 +3,7 @@
 //! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). Commands
 //! print to stdout; errors are one line on stderr and exit 2.
 
+mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
@@ -11,6 +12,7 @@ mod presets_cmd;
 mod replay_cmd;
 mod report_json;
 mod report_text;
+mod share_cmd;
 mod style;
 
 use std::io::{Read, Write};
@@ -122,6 +124,39 @@ pub enum Command {
         /// Two configurations to compare: each a preset name or `K=V,...` over --preset.
         #[arg(long, num_args = 2, value_names = ["A", "B"])]
         compare: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// For CI: `plan` on every file, one finding a line (`file:message: severity code: detail`);
+    /// exit 1 when a finding reaches --fail-on, 2 when a file is unusable (the others are still
+    /// checked). `--format github` writes workflow annotations, `--format junit` JUnit XML.
+    Check {
+        /// Session files or directories.
+        #[arg(required = true, value_name = "SOURCE")]
+        sources: Vec<String>,
+        #[command(flatten)]
+        preset: PresetArgs,
+        /// Lowest severity that fails the check (default: error — a lost message, a tool call
+        /// cut from its result, a secret sent to the summarizer; warn also fails on what the
+        /// framework is known to drop).
+        #[arg(long, value_enum, default_value = "error", value_name = "SEVERITY")]
+        fail_on: check_cmd::FailOn,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The plan as one self-contained HTML page (no external resources): gauge, token bars,
+    /// timeline, split, summarizer input, the diff with its losses, findings.
+    Export {
+        /// Session file or directory (`-` reads stdin).
+        source: String,
+        #[command(flatten)]
+        preset: PresetArgs,
+        /// The page to write.
+        #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
+        output: PathBuf,
+        /// Overwrite OUT if it exists.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -294,6 +329,19 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             compare,
             common,
         } => replay_cmd::run(&source, &preset, summary_tokens, &compare, &common),
+        Command::Check {
+            sources,
+            preset,
+            fail_on,
+            common,
+        } => check_cmd::run(&sources, &preset, &common, fail_on),
+        Command::Export {
+            source,
+            preset,
+            output,
+            force,
+            common,
+        } => share_cmd::export(&source, &preset, &output, force, &common),
         Command::Presets { common } => presets_cmd::run(common.output()),
         Command::Formats { common } => formats_cmd::run(common.output()),
     }
@@ -420,6 +468,14 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             diff_cmd::write_text(&mut out, &analysis, &plan, &d, st)?;
         }
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
+            &mut out,
+            f,
+            share_cmd::Kind::Diff,
+            &analysis,
+            Some(&plan),
+            None,
+        )?,
         other => return Err(unsupported(other, "diff")),
     }
     out.flush().ok();
@@ -435,7 +491,10 @@ fn compact(
     common: &Common,
 ) -> anyhow::Result<i32> {
     let format = common.output();
-    if !matches!(format, OutputFormat::Text | OutputFormat::Json) {
+    if !matches!(
+        format,
+        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md | OutputFormat::Html
+    ) {
         return Err(unsupported(format, "compact"));
     }
     if let Some(out) = output {
@@ -465,7 +524,7 @@ fn compact(
                 .choice()
                 .ok_or_else(|| anyhow!("no network summarizer chosen"))?;
             let client = choice.build()?;
-            let quiet = format == OutputFormat::Json;
+            let quiet = format != OutputFormat::Text;
             let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
             (
                 format!("{}:{}", client.name(), s.model),
@@ -493,6 +552,14 @@ fn compact(
             )?;
             writeln!(stdout)?;
         }
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
+            &mut stdout,
+            f,
+            share_cmd::Kind::Compact,
+            &analysis,
+            Some(&plan),
+            Some(&done),
+        )?,
         _ => {
             let st = style::Style {
                 on: style::use_color(common.no_color),
@@ -521,6 +588,14 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
             };
             plan_cmd::write_text(&mut out, &analysis, &plan, st)?;
         }
+        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
+            &mut out,
+            f,
+            share_cmd::Kind::Plan,
+            &analysis,
+            Some(&plan),
+            None,
+        )?,
         other => return Err(unsupported(other, "plan")),
     }
     out.flush().ok();
@@ -531,7 +606,7 @@ fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
     let name = format
         .to_possible_value()
         .map_or("?".into(), |v| v.get_name().to_string());
-    anyhow!("--format {name} is not available for `{command}` (use text or json)")
+    anyhow!("--format {name} is not available for `{command}` (use text, json, md or html)")
 }
 
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
@@ -547,9 +622,12 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
             let color = style::use_color(common.no_color);
             report_text::write(&mut out, &analysis, color)?;
         }
+        f @ (OutputFormat::Md | OutputFormat::Html) => {
+            share_cmd::write_doc(&mut out, f, share_cmd::Kind::Report, &analysis, None, None)?
+        }
         other => {
             return Err(anyhow!(
-                "--format {} is not available for `report` (use text or json)",
+                "--format {} is not available for `report` (use text, json, md or html)",
                 other
                     .to_possible_value()
                     .map_or("?".into(), |v| v.get_name().to_string())

@@ -62,14 +62,43 @@ impl Diff {
     }
 }
 
-/// Diffs the summarized messages of `plan` against its summarizer input.
-pub fn diff(session: &Session, plan: &Plan) -> Diff {
-    let input: String = plan
-        .summarizer
+/// The whole summarizer input of `plan`, its messages joined by newlines.
+pub fn summarizer_input(plan: &Plan) -> String {
+    plan.summarizer
         .iter()
         .map(|m| m.content.as_str())
         .collect::<Vec<_>>()
-        .join("\n");
+        .join("\n")
+}
+
+/// One line of a summarized message's content and how much of it the summarizer is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineSeen {
+    /// The line, trimmed.
+    pub text: String,
+    /// Characters of the line.
+    pub chars: usize,
+    /// Of those, the characters found in the input (the whole line, a prefix, or 0).
+    pub seen: usize,
+}
+
+/// The content lines of `m` with what `input` shows of each: the alignment `diff` sums up, line
+/// by line, for reports that show the raw side with its losses.
+pub fn lines_seen(m: &Message, input: &str) -> Vec<LineSeen> {
+    content_texts(m)
+        .iter()
+        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
+        .map(|line| LineSeen {
+            text: line.to_string(),
+            chars: line.chars().count(),
+            seen: seen_in(line, input),
+        })
+        .collect()
+}
+
+/// Diffs the summarized messages of `plan` against its summarizer input.
+pub fn diff(session: &Session, plan: &Plan) -> Diff {
+    let input = summarizer_input(plan);
     let messages: Vec<MessageDiff> = plan
         .split
         .summarized

@@ -1,0 +1,427 @@
+//! `ctxray check`: `plan` on every file, for CI. Prints each finding on one line
+//! (`file:message: severity code: detail`), or as GitHub workflow annotations, JUnit XML or
+//! JSON; exit 1 when a finding reaches `--fail-on`, 2 when a file is unusable (the other files
+//! are still checked and reported).
+//!
+//! Owns: running the checks and the four output layouts. The layouts are pure functions of the
+//! results, so they are tested without a process.
+
+use std::io::Write;
+
+use clap::ValueEnum;
+use serde_json::{json, Value};
+
+use super::{OutputFormat, PresetArgs};
+use crate::compaction::{Finding, Severity};
+
+/// `--fail-on`: the lowest severity that fails the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum FailOn {
+    Info,
+    Warn,
+    #[default]
+    Error,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Info => Severity::Info,
+            FailOn::Warn => Severity::Warn,
+            FailOn::Error => Severity::Error,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        self.severity().as_str()
+    }
+}
+
+/// One file's outcome: its findings, or why it could not be checked.
+#[derive(Debug, Clone)]
+pub struct FileCheck {
+    pub path: String,
+    pub outcome: Result<Checked, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub format: &'static str,
+    pub fired: bool,
+    pub findings: Vec<Finding>,
+}
+
+impl FileCheck {
+    /// Whether a finding reaches `fail_on`.
+    fn fails(&self, fail_on: FailOn) -> bool {
+        self.outcome
+            .as_ref()
+            .is_ok_and(|c| c.findings.iter().any(|f| f.severity >= fail_on.severity()))
+    }
+}
+
+/// Checks every source; an unknown preset or setting is refused before any file is read.
+pub fn run(
+    sources: &[String],
+    preset: &PresetArgs,
+    common: &super::Common,
+    fail_on: FailOn,
+) -> anyhow::Result<i32> {
+    let format = common.output();
+    if matches!(format, OutputFormat::Md | OutputFormat::Html) {
+        return Err(anyhow::anyhow!(
+            "--format {} is not available for `check` (use text, json, github or junit)",
+            if format == OutputFormat::Md {
+                "md"
+            } else {
+                "html"
+            }
+        ));
+    }
+    let found = crate::compaction::preset::find(&preset.preset)?;
+    crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
+    let results: Vec<FileCheck> = sources
+        .iter()
+        .map(|source| FileCheck {
+            path: source.clone(),
+            outcome: super::planned(source, preset, common)
+                .map(|(a, plan)| Checked {
+                    format: a.session.format.name(),
+                    fired: plan.trigger.fired,
+                    findings: a.findings.iter().chain(&plan.findings).cloned().collect(),
+                })
+                .map_err(|e| format!("{e:#}")),
+        })
+        .collect();
+    let mut out = std::io::stdout().lock();
+    let doc = match format {
+        OutputFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&json_doc(&results, &preset.preset, fail_on))?;
+            s.push('\n');
+            s
+        }
+        OutputFormat::Github => github(&results),
+        OutputFormat::Junit => junit(&results, &preset.preset, fail_on),
+        _ => text(&results),
+    };
+    out.write_all(doc.as_bytes())?;
+    out.flush().ok();
+    // Text lists unusable files with the findings; the other layouts also say it on stderr.
+    if format != OutputFormat::Text {
+        for r in &results {
+            if let Err(e) = &r.outcome {
+                eprintln!("ctxray: {e}");
+            }
+        }
+    }
+    eprintln!("ctxray: {}", summary(&results, fail_on));
+    Ok(exit_code(&results, fail_on))
+}
+
+/// 2 when a file is unusable, else 1 when a finding reaches `fail_on`, else 0.
+pub fn exit_code(results: &[FileCheck], fail_on: FailOn) -> i32 {
+    if results.iter().any(|r| r.outcome.is_err()) {
+        super::EXIT_USAGE
+    } else if results.iter().any(|r| r.fails(fail_on)) {
+        1
+    } else {
+        0
+    }
+}
+
+/// One closing line: files, findings by severity, and the verdict.
+pub fn summary(results: &[FileCheck], fail_on: FailOn) -> String {
+    let count = |s: Severity| {
+        results
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().ok())
+            .flat_map(|c| &c.findings)
+            .filter(|f| f.severity == s)
+            .count()
+    };
+    let unusable = results.iter().filter(|r| r.outcome.is_err()).count();
+    let failing = results.iter().filter(|r| r.fails(fail_on)).count();
+    format!(
+        "checked {} file(s): {} error, {} warn, {} info{}; {} at or above --fail-on {}",
+        results.len(),
+        count(Severity::Error),
+        count(Severity::Warn),
+        count(Severity::Info),
+        if unusable > 0 {
+            format!("; {unusable} unusable")
+        } else {
+            String::new()
+        },
+        if failing == 0 {
+            "none".to_string()
+        } else {
+            format!("{failing} file(s)")
+        },
+        fail_on.name()
+    )
+}
+
+/// `file:message: severity code: detail`, one finding a line (`file: …` when the finding names
+/// no message; further messages follow the detail).
+pub fn line(path: &str, f: &Finding) -> String {
+    let at = f
+        .messages
+        .first()
+        .map_or(String::new(), |m| format!(":{m}"));
+    format!(
+        "{path}{at}: {} {}: {}{}",
+        f.severity.as_str(),
+        f.code,
+        one_line(&f.detail),
+        also(&f.messages)
+    )
+}
+
+fn also(messages: &[usize]) -> String {
+    if messages.len() <= 1 {
+        return String::new();
+    }
+    let rest: Vec<String> = messages[1..]
+        .iter()
+        .take(12)
+        .map(|m| format!("#{m}"))
+        .collect();
+    let more = if messages.len() > 13 { " …" } else { "" };
+    format!(" (also {}{more})", rest.join(" "))
+}
+
+fn one_line(s: &str) -> String {
+    crate::export::masked(&s.replace(['\n', '\r'], " "))
+}
+
+pub fn text(results: &[FileCheck]) -> String {
+    let mut out = String::new();
+    for r in results {
+        match &r.outcome {
+            Ok(c) => {
+                for f in &c.findings {
+                    out.push_str(&line(&r.path, f));
+                    out.push('\n');
+                }
+            }
+            Err(e) => {
+                out.push_str(&format!(
+                    "{}: error unusable-input: {}\n",
+                    r.path,
+                    one_line(e)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// GitHub Actions workflow commands: `::error file=…,title=…::…` (warn is `warning`, info
+/// `notice`); an unusable file is an error annotation.
+pub fn github(results: &[FileCheck]) -> String {
+    let mut out = String::new();
+    for r in results {
+        match &r.outcome {
+            Ok(c) => {
+                for f in &c.findings {
+                    let level = match f.severity {
+                        Severity::Error => "error",
+                        Severity::Warn => "warning",
+                        Severity::Info => "notice",
+                    };
+                    let at = f
+                        .messages
+                        .first()
+                        .map_or(String::new(), |m| format!(" (message #{m})"));
+                    out.push_str(&format!(
+                        "::{level} file={},title={}::{}{at}{}\n",
+                        gh_property(&r.path),
+                        gh_property(&format!("ctxray {}", f.code)),
+                        gh_data(&one_line(&f.detail)),
+                        gh_data(&also(&f.messages))
+                    ));
+                }
+            }
+            Err(e) => out.push_str(&format!(
+                "::error file={},title=ctxray unusable-input::{}\n",
+                gh_property(&r.path),
+                gh_data(&one_line(e))
+            )),
+        }
+    }
+    out
+}
+
+/// Escapes a workflow command's message.
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+fn gh_property(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// JUnit XML: one test case per file, failing when a finding reaches `fail_on` (the failure
+/// lists them), erroring when the file is unusable; findings below the threshold go to
+/// `system-out`.
+pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
+    let failures = results.iter().filter(|r| r.fails(fail_on)).count();
+    let errors = results.iter().filter(|r| r.outcome.is_err()).count();
+    let mut cases = String::new();
+    for r in results {
+        cases.push_str(&format!(
+            "    <testcase classname=\"ctxray.check.{}\" name=\"{}\">\n",
+            xml(preset),
+            xml(&r.path)
+        ));
+        match &r.outcome {
+            Err(e) => cases.push_str(&format!(
+                "      <error type=\"unusable-input\" message=\"{}\"/>\n",
+                xml(&one_line(e))
+            )),
+            Ok(c) => {
+                let (over, under): (Vec<&Finding>, Vec<&Finding>) = c
+                    .findings
+                    .iter()
+                    .partition(|f| f.severity >= fail_on.severity());
+                if !over.is_empty() {
+                    let body: Vec<String> = over.iter().map(|f| line(&r.path, f)).collect();
+                    cases.push_str(&format!(
+                        "      <failure type=\"{}\" message=\"{} finding(s) at or above {}: {}\">{}</failure>\n",
+                        xml(over[0].code),
+                        over.len(),
+                        fail_on.name(),
+                        xml(&over.iter().map(|f| f.code).collect::<Vec<_>>().join(", ")),
+                        xml(&body.join("\n"))
+                    ));
+                }
+                if !under.is_empty() {
+                    let body: Vec<String> = under.iter().map(|f| line(&r.path, f)).collect();
+                    cases.push_str(&format!(
+                        "      <system-out>{}</system-out>\n",
+                        xml(&body.join("\n"))
+                    ));
+                }
+            }
+        }
+        cases.push_str("    </testcase>\n");
+    }
+    let n = results.len();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ctxray check\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\">\n  <testsuite name=\"ctxray check --preset {}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
+        xml(preset)
+    )
+}
+
+/// Text safe in XML content and attributes; characters XML 1.0 forbids are dropped.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn json_doc(results: &[FileCheck], preset: &str, fail_on: FailOn) -> Value {
+    json!({
+        "preset": preset,
+        "fail_on": fail_on.name(),
+        "exit_code": exit_code(results, fail_on),
+        "files": results.iter().map(|r| match &r.outcome {
+            Ok(c) => json!({
+                "path": r.path,
+                "format": c.format,
+                "fired": c.fired,
+                "failed": r.fails(fail_on),
+                "findings": c.findings.iter().map(super::report_json::finding).collect::<Vec<_>>(),
+                "error": null,
+            }),
+            Err(e) => json!({
+                "path": r.path,
+                "failed": true,
+                "findings": [],
+                "error": one_line(e),
+            }),
+        }).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(severity: Severity, messages: Vec<usize>) -> Finding {
+        Finding {
+            code: "orphan-tool-result",
+            severity,
+            messages,
+            detail: "a result, 50% sure\nsecond line".into(),
+        }
+    }
+
+    #[test]
+    fn a_line_names_file_message_severity_code_and_detail() {
+        let f = finding(Severity::Warn, vec![3, 5, 9]);
+        assert_eq!(
+            line("a.jsonl", &f),
+            "a.jsonl:3: warn orphan-tool-result: a result, 50% sure second line (also #5 #9)"
+        );
+        let f = finding(Severity::Info, vec![]);
+        assert!(line("a.jsonl", &f).starts_with("a.jsonl: info orphan-tool-result: "));
+    }
+
+    #[test]
+    fn github_commands_escape_their_data_and_properties() {
+        let r = vec![FileCheck {
+            path: "logs/a,b:c.jsonl".into(),
+            outcome: Ok(Checked {
+                format: "codex",
+                fired: true,
+                findings: vec![finding(Severity::Error, vec![1])],
+            }),
+        }];
+        let out = github(&r);
+        assert_eq!(
+            out,
+            "::error file=logs/a%2Cb%3Ac.jsonl,title=ctxray orphan-tool-result::a result, 50%25 sure second line (message #1)\n"
+        );
+    }
+
+    #[test]
+    fn the_threshold_decides_the_exit_code_and_unusable_input_wins() {
+        let ok = |s| FileCheck {
+            path: "a".into(),
+            outcome: Ok(Checked {
+                format: "codex",
+                fired: false,
+                findings: vec![finding(s, vec![])],
+            }),
+        };
+        assert_eq!(exit_code(&[ok(Severity::Warn)], FailOn::Error), 0);
+        assert_eq!(exit_code(&[ok(Severity::Warn)], FailOn::Warn), 1);
+        assert_eq!(exit_code(&[ok(Severity::Info)], FailOn::Info), 1);
+        let bad = FileCheck {
+            path: "b".into(),
+            outcome: Err("b:1: not JSON".into()),
+        };
+        assert_eq!(exit_code(&[ok(Severity::Error), bad], FailOn::Error), 2);
+    }
+
+    #[test]
+    fn xml_escapes_markup_and_drops_forbidden_characters() {
+        assert_eq!(xml("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&apos;");
+    }
+}

@@ -1,0 +1,109 @@
+//! `--format md` (and `html`) for `report`, `plan`, `diff` and `compact`: hands what the command
+//! computed to the pure renderers of `crate::export` and writes the document.
+
+use std::io::Write;
+
+use crate::analysis::Analysis;
+use crate::compaction::carry_out::Compacted as Compaction;
+use crate::compaction::Plan;
+use crate::export::{self, Compacted, Report};
+
+/// Which command the document is for: it decides the sections shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Report,
+    Plan,
+    Diff,
+    Compact,
+}
+
+/// The report of `kind` over what the command computed. The diff of the summarized range is
+/// part of every plan-based document.
+pub fn report<'a>(
+    kind: Kind,
+    a: &'a Analysis,
+    plan: Option<&'a Plan>,
+    diff: Option<&'a crate::diff::Diff>,
+    done: Option<&'a Compaction>,
+) -> Report<'a> {
+    Report {
+        analysis: a,
+        messages: kind != Kind::Diff,
+        plan,
+        diff,
+        compacted: done.map(|c| Compacted {
+            summarizer: &c.summarizer,
+            summary: c.summary.as_deref(),
+            after: &c.after,
+            findings: &c.findings,
+        }),
+    }
+}
+
+/// The HTML page of `kind`.
+pub fn html(kind: Kind, a: &Analysis, plan: Option<&Plan>, done: Option<&Compaction>) -> String {
+    let diff = plan.map(|p| crate::diff::diff(&a.session, p));
+    export::html::render(&report(kind, a, plan, diff.as_ref(), done))
+}
+
+/// Writes the Markdown or HTML document of `kind`.
+pub fn write_doc(
+    out: &mut impl Write,
+    format: super::OutputFormat,
+    kind: Kind,
+    a: &Analysis,
+    plan: Option<&Plan>,
+    done: Option<&Compaction>,
+) -> std::io::Result<()> {
+    if format == super::OutputFormat::Html {
+        out.write_all(html(kind, a, plan, done).as_bytes())
+    } else {
+        write_md(out, kind, a, plan, done)
+    }
+}
+
+/// `ctxray export SOURCE --preset P -o OUT`: the plan's HTML page written to OUT (a temporary
+/// file and a rename; an existing OUT, or the input itself, is refused without `force`).
+pub fn export(
+    source: &str,
+    preset: &super::PresetArgs,
+    output: &std::path::Path,
+    force: bool,
+    common: &super::Common,
+) -> anyhow::Result<i32> {
+    let format = common.output();
+    if !matches!(
+        format,
+        super::OutputFormat::Html | super::OutputFormat::Text
+    ) || common.json
+    {
+        return Err(anyhow::anyhow!(
+            "`export` writes HTML only; for other formats use `plan --format md|json`"
+        ));
+    }
+    if output.exists() && !force {
+        return Err(anyhow::anyhow!(
+            "{}: exists; give --force to overwrite it",
+            output.display()
+        ));
+    }
+    let (analysis, plan) = super::planned(source, preset, common)?;
+    let page = html(Kind::Plan, &analysis, Some(&plan), None);
+    let input = (source != "-").then(|| std::path::Path::new(source));
+    crate::write::write_file(output, page.as_bytes(), input, force)?;
+    eprintln!("wrote {}", output.display());
+    Ok(0)
+}
+
+/// Writes the Markdown document of `kind`.
+pub fn write_md(
+    out: &mut impl Write,
+    kind: Kind,
+    a: &Analysis,
+    plan: Option<&Plan>,
+    done: Option<&Compaction>,
+) -> std::io::Result<()> {
+    let diff = plan.map(|p| crate::diff::diff(&a.session, p));
+    let doc = export::md::render(&report(kind, a, plan, diff.as_ref(), done));
+    out.write_all(doc.as_bytes())
+}

@@ -1,0 +1,623 @@
+//! The HTML report: one self-contained page (inline CSS, SVG and a few lines of JS; no external
+//! resource) that opens offline in any browser. The context gauge, one SVG token bar per
+//! message, the timeline of context tokens with the trigger line and compaction points, the
+//! split with its tool-call groups, the summarizer input, the summarized range against that input
+//! with losses highlighted, and findings linking to their messages; light or dark following the
+//! reader's `prefers-color-scheme`. Every piece of session content is masked and escaped.
+//!
+//! Owns: HTML layout, SVG geometry and escaping. Must not: compute plans or diffs, or write files.
+
+use std::fmt::Write;
+
+use super::{clip, fate, masked, message_text, part_summary, pct, preview, thousands, Report};
+use crate::analysis::Analysis;
+use crate::compaction::Plan;
+use crate::diff::{lines_seen, summarizer_input, Diff};
+use crate::timeline::Timeline;
+
+const CSS: &str = r#"
+:root{color-scheme:light dark;--bg:#fdfdfc;--fg:#1d1f21;--dim:#6a6f75;--line:#d9dce0;--bar:#3b6fd8;
+--pinned:#138a8a;--summarized:#b7791f;--kept:#2f855a;--dropped:#c53030;--lost-bg:#fde2e1;--cut-bg:#fdf1d6;
+--seen:#2f855a;--lost:#c53030;--card:#f3f4f6}
+@media (prefers-color-scheme:dark){:root{--bg:#16181b;--fg:#e6e6e6;--dim:#9aa0a6;--line:#33373c;--bar:#6f9bf2;
+--pinned:#3fc1c1;--summarized:#e0a84a;--kept:#5ccf8a;--dropped:#f07070;--lost-bg:#4a1f22;--cut-bg:#463a1c;
+--seen:#5ccf8a;--lost:#f07070;--card:#202328}}
+body{background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.5rem}
+h1{font-size:1.3rem;word-break:break-all}h2{font-size:1.1rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2rem}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
+pre{background:var(--card);padding:.6rem;overflow:auto;white-space:pre-wrap;word-break:break-word}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem}dl.meta dt{color:var(--dim)}dl.meta dd{margin:0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.15rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{color:var(--dim);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr:target{outline:2px solid var(--bar)}td.preview{color:var(--dim)}td.preview div{max-width:22rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+svg.bar{display:block}svg.bar rect{fill:var(--bar)}
+.fate-pinned{color:var(--pinned)}.fate-summarized{color:var(--summarized)}.fate-kept{color:var(--kept)}.fate-dropped{color:var(--dropped)}
+tr.mark td{color:var(--summarized);font-weight:600}
+svg.gauge .track{fill:var(--card);stroke:var(--line)}svg.gauge .fill{fill:var(--bar)}svg.gauge .trigger{stroke:var(--dropped);stroke-width:2}
+svg.timeline{width:100%;height:auto;background:var(--card)}svg.timeline .exact{fill:none;stroke:var(--bar);stroke-width:2}
+svg.timeline .reported{fill:none;stroke:var(--dim);stroke-dasharray:4 3}svg.timeline .trigger{stroke:var(--dropped);stroke-dasharray:6 4}
+svg.timeline .window{stroke:var(--dim)}svg.timeline .mark{stroke:var(--summarized);stroke-width:2}svg.timeline .cut{stroke:var(--pinned);stroke-dasharray:2 3;stroke-width:2}
+svg.timeline text{fill:var(--dim);font-size:11px}
+svg.seen .s{fill:var(--seen)}svg.seen .l{fill:var(--lost)}
+.diff span{display:block}.diff .lost{background:var(--lost-bg)}.diff .cut{background:var(--cut-bg)}.diff .head{color:var(--dim);font-weight:600}
+.sev-error{color:var(--dropped);font-weight:600}.sev-warn{color:var(--summarized);font-weight:600}.sev-info{color:var(--dim)}
+label{color:var(--dim)}
+"#;
+
+/// Hides rows that are not in the summarized range when asked, and marks the page ready.
+const JS: &str = r#"
+(function(){var box=document.getElementById('only-summarized');
+if(box){box.addEventListener('change',function(){document.querySelectorAll('#messages tbody tr').forEach(function(r){
+r.hidden=box.checked&&!r.classList.contains('row-summarized');});});}
+document.body.setAttribute('data-bars',document.querySelectorAll('#messages svg.bar').length);})();
+"#;
+
+/// The whole report as one HTML document.
+pub fn render(r: &Report) -> String {
+    let a = r.analysis;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
+<title>ctxray: {}</title><style>{CSS}</style></head>\n<body>",
+        esc(&a.session.source.path)
+    );
+    header(&mut out, r);
+    gauge(&mut out, a, r.plan);
+    timeline(&mut out, a, r.plan);
+    if r.messages {
+        messages(&mut out, a, r.plan);
+    }
+    if let Some(plan) = r.plan {
+        split(&mut out, a, plan);
+        summarizer(&mut out, plan);
+    }
+    if let (Some(plan), Some(d)) = (r.plan, r.diff) {
+        diff(&mut out, a, plan, d);
+    }
+    if let Some(c) = r.compacted {
+        compacted(&mut out, a, c);
+    }
+    findings(&mut out, r);
+    let _ = write!(out, "<script>{JS}</script>\n</body></html>\n");
+    masked(&out)
+}
+
+fn header(out: &mut String, r: &Report) {
+    let a = r.analysis;
+    let s = &a.session;
+    let _ = write!(
+        out,
+        "<header><h1>ctxray: <code>{}</code></h1><dl class=\"meta\">",
+        esc(&s.source.path)
+    );
+    let mut item = |k: &str, v: String| {
+        let _ = write!(out, "<dt>{k}</dt><dd>{v}</dd>");
+    };
+    item("format", format!("<code>{}</code>", s.format.name()));
+    if let Some(t) = &s.title {
+        item("title", esc(&masked(t)));
+    }
+    item(
+        "model",
+        format!(
+            "{}{}",
+            esc(a.model.as_deref().unwrap_or("unknown")),
+            if a.info.approximate {
+                " (approximate)"
+            } else {
+                ""
+            }
+        ),
+    );
+    item(
+        "window",
+        format!(
+            "{} tokens ({})",
+            thousands(a.window),
+            a.window_source.as_str()
+        ),
+    );
+    item(
+        "tokenizer",
+        format!("<code>{}</code>", a.counter.encoding().name()),
+    );
+    item(
+        "context",
+        format!(
+            "{} messages · {} tokens",
+            s.messages.len(),
+            thousands(a.total_tokens() as u64)
+        ),
+    );
+    if let Some(plan) = r.plan {
+        let settings: Vec<String> = plan
+            .settings
+            .pairs()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        item(
+            "preset",
+            format!(
+                "<code>{}</code> ({}) <code>{}</code>",
+                esc(plan.preset),
+                esc(plan.framework),
+                esc(&settings.join(" "))
+            ),
+        );
+        let t = &plan.trigger;
+        item(
+            "trigger",
+            format!(
+                "<strong>{}</strong>: {} ({} {} by {})",
+                if t.fired { "fires" } else { "does not fire" },
+                esc(&t.reason),
+                t.value,
+                esc(t.measure),
+                esc(&t.estimator)
+            ),
+        );
+    }
+    out.push_str("</dl></header>\n");
+}
+
+/// The context against the window, with the trigger's threshold when it counts tokens.
+fn gauge(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+    let total = a.total_tokens() as u64;
+    let w = 600.0;
+    let frac = (total as f64 / a.window.max(1) as f64).min(1.0);
+    let _ = write!(
+        out,
+        "<section id=\"gauge\"><h2>Context</h2><svg class=\"gauge\" viewBox=\"0 0 {w} 28\" width=\"{w}\" height=\"28\" role=\"img\" aria-label=\"{} of {} tokens\">\
+<rect class=\"track\" x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"27\" rx=\"4\"/><rect class=\"fill\" x=\"1\" y=\"1\" width=\"{:.1}\" height=\"26\" rx=\"3\"/>",
+        thousands(total),
+        thousands(a.window),
+        w - 1.0,
+        (w - 2.0) * frac
+    );
+    if let Some(t) = plan.map(|p| &p.trigger).filter(|t| t.measure == "tokens") {
+        let x = (t.threshold as f64 / a.window.max(1) as f64).min(1.0) * (w - 2.0) + 1.0;
+        let _ = write!(
+            out,
+            "<line class=\"trigger\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"0\" y2=\"28\"><title>trigger at {} tokens</title></line>",
+            thousands(t.threshold)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</svg><p>{} of {} tokens · {:.1}% of the window</p></section>",
+        thousands(total),
+        thousands(a.window),
+        pct(total, a.window.max(1))
+    );
+}
+
+/// Context tokens request by request: the exact series, the provider's reported one, the
+/// trigger line, the file's compactions and the plan's cut.
+fn timeline(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+    let t = Timeline::build(a, plan);
+    if t.points.is_empty() {
+        return;
+    }
+    let (w, h, pad) = (1000.0, 220.0, 30.0);
+    let threshold = t
+        .trigger
+        .as_ref()
+        .filter(|tr| tr.in_tokens())
+        .map(|tr| tr.threshold);
+    let top = t.series_max().max(threshold.unwrap_or(0)).max(1) as f64 * 1.1;
+    let x = |upto: usize| pad + (w - 2.0 * pad) * upto as f64 / t.len.max(1) as f64;
+    let y = |v: u64| h - pad - (h - 2.0 * pad) * (v as f64 / top).min(1.05);
+    let _ = write!(
+        out,
+        "<section id=\"timeline\"><h2>Timeline</h2><svg class=\"timeline\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"context tokens per request\">"
+    );
+    if a.window as f64 <= top {
+        let yw = y(a.window);
+        let _ = write!(
+            out,
+            "<line class=\"window\" x1=\"{pad}\" x2=\"{}\" y1=\"{yw:.1}\" y2=\"{yw:.1}\"/><text x=\"{}\" y=\"{:.1}\">window</text>",
+            w - pad,
+            w - pad - 50.0,
+            yw - 3.0
+        );
+    }
+    if let Some(th) = threshold {
+        let yt = y(th);
+        let _ = write!(
+            out,
+            "<line class=\"trigger\" x1=\"{pad}\" x2=\"{}\" y1=\"{yt:.1}\" y2=\"{yt:.1}\"><title>trigger: {} tokens</title></line><text x=\"{}\" y=\"{:.1}\">trigger {}</text>",
+            w - pad,
+            thousands(th),
+            pad + 4.0,
+            yt - 3.0,
+            thousands(th)
+        );
+    }
+    for m in &t.marks {
+        let xm = x(m.at);
+        let _ = write!(
+            out,
+            "<line class=\"mark\" x1=\"{xm:.1}\" x2=\"{xm:.1}\" y1=\"{pad}\" y2=\"{}\"><title>{} before #{}</title></line>",
+            h - pad,
+            esc(&m.kind),
+            m.at
+        );
+    }
+    if let Some(p) = plan.filter(|p| p.trigger.fired) {
+        if let Some(&last) = p.split.summarized.iter().max() {
+            let xc = x(last + 1);
+            let _ = write!(
+                out,
+                "<line class=\"cut\" x1=\"{xc:.1}\" x2=\"{xc:.1}\" y1=\"{pad}\" y2=\"{}\"><title>{} compacts up to #{last}</title></line>",
+                h - pad,
+                esc(p.preset)
+            );
+        }
+    }
+    let exact: Vec<String> = t
+        .points
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", x(p.upto), y(p.exact)))
+        .collect();
+    let _ = write!(
+        out,
+        "<polyline class=\"exact\" points=\"{}\"><title>context tokens (exact)</title></polyline>",
+        exact.join(" ")
+    );
+    let reported: Vec<String> = t
+        .points
+        .iter()
+        .filter_map(|p| p.reported.map(|r| format!("{:.1},{:.1}", x(p.upto), y(r))))
+        .collect();
+    if reported.len() > 1 {
+        let _ = write!(
+            out,
+            "<polyline class=\"reported\" points=\"{}\"><title>reported by the provider</title></polyline>",
+            reported.join(" ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{pad}\" y=\"{}\">#0</text><text x=\"{}\" y=\"{}\">#{}</text><text x=\"{pad}\" y=\"{}\">{} tokens</text></svg></section>",
+        h - 10.0,
+        w - pad - 30.0,
+        h - 10.0,
+        t.len,
+        pad - 12.0,
+        thousands(top as u64)
+    );
+}
+
+fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+    let largest = a
+        .counts
+        .messages
+        .iter()
+        .map(|c| c.total())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let _ = writeln!(
+        out,
+        "<section id=\"messages\"><h2>Tokens per message</h2>{}<table><thead><tr><th>#</th><th>role</th>{}<th>parts</th><th>tools</th><th>tokens</th><th></th><th>preview</th></tr></thead><tbody>",
+        if plan.is_some() {
+            "<p><label><input type=\"checkbox\" id=\"only-summarized\"> only the summarized range</label></p>"
+        } else {
+            ""
+        },
+        if plan.is_some() { "<th>fate</th>" } else { "" }
+    );
+    let mut marks = a.session.marks.iter().peekable();
+    let cols = if plan.is_some() { 7 } else { 6 };
+    for (m, c) in a.session.messages.iter().zip(&a.counts.messages) {
+        while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
+            let _ = writeln!(
+                out,
+                "<tr class=\"mark\"><td></td><td colspan=\"{cols}\">── {} ──</td></tr>",
+                esc(&mark.kind)
+            );
+        }
+        let f = plan.map(|p| fate(p, m.index));
+        let width = 160.0 * c.total() as f64 / largest;
+        let text = message_text(&m.parts);
+        let _ = writeln!(
+            out,
+            "<tr id=\"m{i}\" class=\"row-{f}\"><td class=\"n\">{i}</td><td>{}</td>{}<td>{}</td><td>{}</td><td class=\"n\">{}</td>\
+<td><svg class=\"bar\" width=\"160\" height=\"12\" viewBox=\"0 0 160 12\" data-tokens=\"{}\"><rect x=\"0\" y=\"1\" width=\"{width:.1}\" height=\"10\"><title>{} tokens</title></rect></svg></td><td class=\"preview\" title=\"{}\"><div>{}</div></td></tr>",
+            m.role.as_str(),
+            f.map_or(String::new(), |f| format!("<td class=\"fate-{f}\">{f}</td>")),
+            part_summary(&m.parts),
+            esc(&m.tool_names().join(", ")),
+            thousands(c.total() as u64),
+            c.total(),
+            thousands(c.total() as u64),
+            esc(&clip(&text, 400)),
+            esc(&preview(&text, 80)),
+            i = m.index,
+            f = f.unwrap_or("all"),
+        );
+    }
+    out.push_str("</tbody></table></section>\n");
+}
+
+fn split(out: &mut String, a: &Analysis, plan: &Plan) {
+    let s = &plan.split;
+    let total = a.total_tokens().max(1) as f64;
+    out.push_str("<section id=\"split\"><h2>Split</h2><table><thead><tr><th>fate</th><th>messages</th><th>tokens</th><th></th></tr></thead><tbody>");
+    for (name, ix) in [
+        ("pinned", &s.pinned),
+        ("summarized", &s.summarized),
+        ("kept", &s.kept),
+        ("dropped", &s.dropped),
+    ] {
+        let t: usize = ix
+            .iter()
+            .filter_map(|&i| a.counts.messages.get(i))
+            .map(|c| c.total())
+            .sum();
+        let links: Vec<String> = ix
+            .iter()
+            .take(200)
+            .map(|i| format!("<a href=\"#m{i}\">#{i}</a>"))
+            .collect();
+        let _ = write!(
+            out,
+            "<tr><td class=\"fate-{name}\">{name}</td><td>{}{}</td><td class=\"n\">{}</td><td><svg class=\"bar\" width=\"160\" height=\"12\"><rect x=\"0\" y=\"1\" width=\"{:.1}\" height=\"10\"/></svg></td></tr>",
+            if links.is_empty() { "—".to_string() } else { links.join(" ") },
+            if ix.len() > 200 { " …" } else { "" },
+            thousands(t as u64),
+            160.0 * t as f64 / total
+        );
+    }
+    out.push_str("</tbody></table>");
+    if !a.grouping.groups.is_empty() {
+        out.push_str("<h3>Tool-call groups</h3><table><thead><tr><th>group</th><th>tools</th><th>messages</th><th>fate</th><th>complete</th></tr></thead><tbody>");
+        for (g, grp) in a.grouping.groups.iter().enumerate() {
+            let mut fates: Vec<&str> = Vec::new();
+            for &i in &grp.messages {
+                let f = fate(plan, i);
+                if !fates.contains(&f) {
+                    fates.push(f);
+                }
+            }
+            let names: Vec<String> = grp
+                .messages
+                .iter()
+                .filter_map(|&i| a.session.messages.get(i))
+                .flat_map(|m| m.tool_names())
+                .collect();
+            let links: Vec<String> = grp
+                .messages
+                .iter()
+                .map(|i| format!("<a href=\"#m{i}\">#{i}</a>"))
+                .collect();
+            let _ = write!(
+                out,
+                "<tr><td>{g}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&clip(&names.join(", "), 60)),
+                links.join(" "),
+                if fates.len() > 1 {
+                    format!("<strong>split</strong>: {}", fates.join(" / "))
+                } else {
+                    fates.join("")
+                },
+                if grp.complete() {
+                    "yes"
+                } else {
+                    "<strong>no</strong>"
+                }
+            );
+        }
+        out.push_str("</tbody></table>");
+    }
+    out.push_str("</section>\n");
+}
+
+fn summarizer(out: &mut String, plan: &Plan) {
+    if plan.summarizer.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<section id=\"summarizer\"><h2>Summarizer input</h2><p>{} message(s), {} characters.</p>",
+        plan.summarizer.len(),
+        thousands(summarizer_input(plan).chars().count() as u64)
+    );
+    for m in &plan.summarizer {
+        let _ = write!(
+            out,
+            "<details class=\"prompt\"><summary>{} · {} characters</summary><pre>{}</pre></details>",
+            m.role.as_str(),
+            thousands(m.content.chars().count() as u64),
+            esc(&masked(&m.content))
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
+    out.push_str("<section id=\"diff\"><h2>Summarized range against the summarizer input</h2>");
+    if d.messages.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>Nothing is summarized: {}</p></section>",
+            esc(&plan.trigger.reason)
+        );
+        return;
+    }
+    let _ = write!(
+        out,
+        "<p>{} messages summarized · {} of {} characters reach the summarizer ({:.0}%) · evidence survival {}/{} ({:.0}%). \
+Lines <span class=\"sev-error\">highlighted red</span> never reach the summarizer; amber ones only cut short.</p>",
+        d.messages.len(),
+        thousands(d.seen_chars as u64),
+        thousands(d.raw_chars as u64),
+        pct(d.seen_chars as u64, d.raw_chars as u64),
+        d.evidence_survived,
+        d.evidence_total,
+        d.evidence_survival() * 100.0
+    );
+    let input = summarizer_input(plan);
+    out.push_str("<div class=\"diff\">");
+    for m in &d.messages {
+        let frac = if m.raw_chars == 0 {
+            1.0
+        } else {
+            m.seen_chars as f64 / m.raw_chars as f64
+        };
+        let mut lost: Vec<String> = Vec::new();
+        if !m.tool_names_lost.is_empty() {
+            lost.push(format!("tools {}", esc(&m.tool_names_lost.join(", "))));
+        }
+        if !m.arguments_lost.is_empty() {
+            lost.push(format!(
+                "{}/{} argument values",
+                m.arguments_lost.len(),
+                m.arguments_total
+            ));
+        }
+        if !m.call_ids_lost.is_empty() {
+            lost.push(format!("{} call id(s)", m.call_ids_lost.len()));
+        }
+        let gone: Vec<String> = m
+            .evidence
+            .iter()
+            .filter(|(_, s)| !s)
+            .take(6)
+            .map(|(e, _)| format!("<code>{}</code>", esc(&clip(&masked(&e.text), 60))))
+            .collect();
+        if !gone.is_empty() {
+            lost.push(format!("evidence {}", gone.join(", ")));
+        }
+        let _ = write!(
+            out,
+            "<div class=\"dm\" data-message=\"{i}\"><p class=\"head\"><a href=\"#m{i}\">#{i}</a> {} \
+<svg class=\"seen\" width=\"120\" height=\"10\"><rect class=\"s\" x=\"0\" y=\"0\" width=\"{:.1}\" height=\"10\"/><rect class=\"l\" x=\"{:.1}\" y=\"0\" width=\"{:.1}\" height=\"10\"/></svg> \
+{} / {} chars seen{}</p><pre>",
+            m.role.as_str(),
+            120.0 * frac,
+            120.0 * frac,
+            120.0 * (1.0 - frac),
+            thousands(m.seen_chars as u64),
+            thousands(m.raw_chars as u64),
+            if lost.is_empty() {
+                String::new()
+            } else {
+                format!(" · <span class=\"sev-error\">lost: {}</span>", lost.join(" · "))
+            },
+            i = m.index
+        );
+        if let Some(msg) = a.session.messages.get(m.index) {
+            for l in lines_seen(msg, &input) {
+                let class = if l.seen >= l.chars {
+                    "seen"
+                } else if l.seen == 0 {
+                    "lost"
+                } else {
+                    "cut"
+                };
+                let _ = write!(
+                    out,
+                    "<span class=\"{class}\">{}</span>",
+                    esc(&clip(&masked(&l.text), 400))
+                );
+            }
+        }
+        out.push_str("</pre></div>");
+    }
+    out.push_str("</div></section>\n");
+}
+
+fn compacted(out: &mut String, before: &Analysis, c: super::Compacted) {
+    let b = before.total_tokens() as u64;
+    let a = c.after.total_tokens() as u64;
+    let largest = b.max(a).max(1) as f64;
+    let _ = write!(
+        out,
+        "<section id=\"compaction\"><h2>Compaction</h2><table><tbody>\
+<tr><td>before</td><td class=\"n\">{} messages</td><td class=\"n\">{} tokens</td><td><svg class=\"bar\" width=\"240\" height=\"12\"><rect x=\"0\" y=\"1\" width=\"{:.1}\" height=\"10\"/></svg></td></tr>\
+<tr><td>after</td><td class=\"n\">{} messages</td><td class=\"n\">{} tokens</td><td><svg class=\"bar\" width=\"240\" height=\"12\"><rect x=\"0\" y=\"1\" width=\"{:.1}\" height=\"10\"/></svg></td></tr>\
+</tbody></table><p>summarizer: <code>{}</code></p>",
+        before.session.messages.len(),
+        thousands(b),
+        240.0 * b as f64 / largest,
+        c.after.session.messages.len(),
+        thousands(a),
+        240.0 * a as f64 / largest,
+        esc(c.summarizer)
+    );
+    if let Some(s) = c.summary {
+        let _ = write!(
+            out,
+            "<details open><summary>summary</summary><pre>{}</pre></details>",
+            esc(&masked(s))
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+fn findings(out: &mut String, r: &Report) {
+    out.push_str("<section id=\"findings\"><h2>Findings</h2>");
+    let all = r.findings();
+    if all.is_empty() {
+        out.push_str("<p>None.</p></section>\n");
+        return;
+    }
+    // Links go to the message rows only when the table is on the page.
+    out.push_str("<ul>");
+    for f in all {
+        let refs: Vec<String> = f
+            .messages
+            .iter()
+            .take(30)
+            .map(|i| {
+                if r.messages {
+                    format!("<a href=\"#m{i}\">#{i}</a>")
+                } else {
+                    format!("#{i}")
+                }
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<li class=\"finding\"><span class=\"sev-{s}\">{s}</span> <code>{}</code> {}: {}</li>",
+            f.code,
+            refs.join(" "),
+            esc(&masked(&f.detail)),
+            s = f.severity.as_str()
+        );
+    }
+    out.push_str("</ul></section>\n");
+}
+
+/// Text safe in HTML content and attribute values.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_closes_every_door() {
+        assert_eq!(
+            esc("<script>alert('x')</script>&\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Shareable reports: a session's analysis, a preset's plan, the diff of its summarized range and
+//! a compaction's result rendered as Markdown (for issue trackers) or one self-contained HTML
+//! page (for browsers, offline).
+//!
+//! Owns: what a shared report shows and how every piece of session content is masked before it
+//! lands in one. Pure: builds strings from core data; must not print, read files, run presets or
+//! touch a terminal (the CLI computes the plan and the diff and hands them in).
+
+pub mod html;
+pub mod md;
+
+use crate::analysis::Analysis;
+use crate::compaction::{Finding, Plan};
+use crate::diff::Diff;
+use crate::session::Part;
+
+/// What a compaction produced, for the report (the CLI carries it out).
+#[derive(Debug, Clone, Copy)]
+pub struct Compacted<'a> {
+    /// `offline`, `openai:MODEL`, `anthropic:MODEL`.
+    pub summarizer: &'a str,
+    pub summary: Option<&'a str>,
+    pub after: &'a Analysis,
+    pub findings: &'a [Finding],
+}
+
+/// Everything one report shows; sections whose data is absent are left out.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    pub analysis: &'a Analysis,
+    /// Show the per-message token table (off for `diff`, which is about the summarized range).
+    pub messages: bool,
+    pub plan: Option<&'a Plan>,
+    pub diff: Option<&'a Diff>,
+    pub compacted: Option<Compacted<'a>>,
+}
+
+impl<'a> Report<'a> {
+    /// The session's findings, then the plan's, then the compaction's.
+    pub fn findings(&self) -> Vec<&'a Finding> {
+        let mut all: Vec<&Finding> = self.analysis.findings.iter().collect();
+        if let Some(p) = self.plan {
+            all.extend(&p.findings);
+        }
+        if let Some(c) = self.compacted {
+            all.extend(c.findings);
+        }
+        all
+    }
+}
+
+/// `text` with every secret replaced by `[REDACTED:<kind>]`. Masking happens on whole content,
+/// before any clipping, so a secret cut in two is never shown in part.
+pub fn masked(text: &str) -> String {
+    crate::secrets::mask(text).0
+}
+
+/// What a plan does with message `i`.
+pub fn fate(plan: &Plan, i: usize) -> &'static str {
+    let s = &plan.split;
+    if s.pinned.contains(&i) {
+        "pinned"
+    } else if s.kept.contains(&i) {
+        "kept"
+    } else if s.summarized.contains(&i) {
+        "summarized"
+    } else if s.dropped.contains(&i) {
+        "dropped"
+    } else {
+        "-"
+    }
+}
+
+/// The whole readable content of a message, parts joined by blank lines, masked.
+pub fn message_text(parts: &[Part]) -> String {
+    let joined = parts
+        .iter()
+        .map(|p| match p {
+            Part::ToolCall {
+                name, arguments, ..
+            } => format!("{name}({arguments})"),
+            Part::Image(_) => "[image]".to_string(),
+            Part::Reasoning { text, opaque_len } if text.is_empty() => {
+                format!("[reasoning: {opaque_len} opaque bytes]")
+            }
+            other => other.plain_text(),
+        })
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    masked(&joined)
+}
+
+/// First non-empty line of `text`, clipped to `width` characters.
+pub fn preview(text: &str, width: usize) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    clip(line, width)
+}
+
+pub fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Part kinds with counts, e.g. `text,tool_call×2`.
+pub fn part_summary(parts: &[Part]) -> String {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for p in parts {
+        match kinds.iter_mut().find(|(k, _)| *k == p.kind()) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((p.kind(), 1)),
+        }
+    }
+    kinds
+        .iter()
+        .map(|(k, n)| {
+            if *n > 1 {
+                format!("{k}×{n}")
+            } else {
+                k.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Per cent of `a` in `b` (100 when `b` is 0).
+pub fn pct(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        100.0
+    } else {
+        a as f64 * 100.0 / b as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_text_masks_before_anything_is_clipped() {
+        let key = format!("sk-proj-{}", "A1b2C3d4".repeat(5));
+        let parts = vec![Part::text(format!("export OPENAI_API_KEY={key} now"))];
+        let text = message_text(&parts);
+        assert!(!text.contains(&key[..12]), "{text}");
+        assert!(text.contains("[REDACTED:"), "{text}");
+    }
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(part_summary(&[Part::text("a"), Part::text("b")]), "text×2");
+    }
+}
