@@ -2,10 +2,15 @@
 //!
 //! Owns: choosing an encoding by name and counting a text's tokens exactly as tiktoken's
 //! `encode_ordinary` does (special-token text is counted as ordinary text).
+//!
+//! Two backends give the same counts: `bpe-openai` (the fast one, linear on hostile input such as
+//! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
+//! and benches compare it against ([`Counter::count_reference`]).
 
 use std::fmt;
 use std::str::FromStr;
 
+use bpe_openai::Tokenizer;
 use tiktoken_rs::CoreBPE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,10 +29,17 @@ impl Encoding {
         }
     }
 
-    fn bpe(self) -> &'static CoreBPE {
+    fn reference(self) -> &'static CoreBPE {
         match self {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    fn fast(self) -> &'static Tokenizer {
+        match self {
+            Encoding::O200kBase => bpe_openai::o200k_base(),
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
         }
     }
 }
@@ -56,7 +68,7 @@ impl FromStr for Encoding {
 #[derive(Clone, Copy)]
 pub struct Counter {
     encoding: Encoding,
-    bpe: &'static CoreBPE,
+    fast: &'static Tokenizer,
 }
 
 impl fmt::Debug for Counter {
@@ -71,7 +83,7 @@ impl Counter {
     pub fn new(encoding: Encoding) -> Counter {
         Counter {
             encoding,
-            bpe: encoding.bpe(),
+            fast: encoding.fast(),
         }
     }
 
@@ -79,11 +91,20 @@ impl Counter {
         self.encoding
     }
 
-    /// Tokens in `text`, as tiktoken's `encode_ordinary` counts them.
+    /// Tokens in `text`, as tiktoken's `encode_ordinary` counts them (the fast backend).
     pub fn count(&self, text: &str) -> usize {
         if text.is_empty() {
             return 0;
         }
-        self.bpe.encode_ordinary(text).len()
+        self.fast.count(text)
+    }
+
+    /// The same count by `tiktoken-rs`, the reference: slower, and super-linear on one huge
+    /// pre-token. For tests and benches that check [`Counter::count`] against it.
+    pub fn count_reference(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        self.encoding.reference().encode_ordinary(text).len()
     }
 }
