@@ -339,3 +339,35 @@ fn chat_turn(w: &mut Counting, t: &Turn, n: &mut usize) -> io::Result<()> {
     }
     chat_message(w, n, json!({"role": "assistant", "content": t.answer}))
 }
+
+/// An OpenAI chat session of exactly `messages` short messages (user prompts, assistant replies
+/// with a tool call now and then, tool results): the many-rows case for the list view.
+pub fn write_many_messages(messages: usize, seed: u64, out: &mut dyn Write) -> io::Result<u64> {
+    let mut rng = Rng::new(seed);
+    let mut w = Counting { out, written: 0 };
+    w.write_all(b"{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"system\",\"content\":\"You are a coding agent.\"}")?;
+    let mut n = 1;
+    while n < messages {
+        let words = rng.range(3, 40);
+        let text = text::prose(&mut rng, words);
+        let left = messages - n;
+        let v = match n % 4 {
+            1 => json!({"role": "user", "content": text}),
+            2 if left >= 2 => {
+                let id = format!("call_{n:08}");
+                chat_message(
+                    &mut w,
+                    &mut n,
+                    json!({"role": "assistant", "content": text,
+                    "tool_calls": [{"id": id, "type": "function",
+                        "function": {"name": "Read", "arguments": text::json_args(&mut rng)}}]}),
+                )?;
+                json!({"role": "tool", "tool_call_id": id, "content": text::log(&mut rng, 2)})
+            }
+            _ => json!({"role": "assistant", "content": text}),
+        };
+        chat_message(&mut w, &mut n, v)?;
+    }
+    w.write_all(b"]}\n")?;
+    Ok(w.written)
+}
