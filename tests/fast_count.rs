@@ -194,3 +194,56 @@ fn reference_tokens(part: &Part, counter: &Counter) -> usize {
         Part::Image(_) | Part::Opaque { .. } => 0,
     }
 }
+
+#[test]
+fn a_grown_session_keeps_known_counts_and_counts_the_rest() {
+    use ctxray::analysis::{Analysis, KnownCounts, Options};
+    use ctxray::tokens::{MessageCount, Registry};
+    let bytes = generated(write::Shape::ClaudeCode, 5);
+    let text = String::from_utf8(bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines[..lines.len() / 2].join("\n") + "\n";
+    let (registry, options) = (Registry::bundled(), Options::default());
+    let load = |s: &str| load_bytes(s.as_bytes().to_vec(), None, "grown", None).unwrap();
+    let before = Analysis::new(load(&head), &registry, &options);
+    let full = Analysis::new(load(&text), &registry, &options);
+    // The head's last message may still grow (a streamed reply): it is recounted.
+    let unchanged = before.counts.messages.len() - 1;
+    let known = KnownCounts::of(&before, unchanged);
+    let grown = Analysis::grown(load(&text), &registry, &options, None, &known);
+    assert!(unchanged > 10 && full.counts.messages.len() > unchanged + 10);
+    assert_eq!(grown.counts, full.counts);
+    // Known counts are taken as given (so they are reused, not recounted) …
+    let poisoned = |encoding| KnownCounts {
+        encoding: Some(encoding),
+        images: before.info.images,
+        messages: vec![
+            MessageCount {
+                tokens: 999_999,
+                overhead: 0
+            };
+            unchanged
+        ],
+    };
+    let reused = Analysis::grown(
+        load(&text),
+        &registry,
+        &options,
+        None,
+        &poisoned(Encoding::O200kBase),
+    );
+    assert_eq!(reused.counts.messages[unchanged - 1].tokens, 999_999);
+    assert_eq!(
+        reused.counts.messages[unchanged..],
+        full.counts.messages[unchanged..]
+    );
+    // … but only under the encoding they were counted with.
+    let other = Analysis::grown(
+        load(&text),
+        &registry,
+        &options,
+        None,
+        &poisoned(Encoding::Cl100kBase),
+    );
+    assert_eq!(other.counts, full.counts);
+}

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use ctxray::analysis::{Analysis, Options};
+use ctxray::analysis::{Analysis, KnownCounts, Options};
 use ctxray::live::{LiveFile, LiveUpdate};
 use ctxray::tokens::Registry;
 use ctxray::tui::state::AppState;
@@ -46,6 +46,7 @@ pub fn follow(path: &Path, dir: &Path) {
         return;
     };
     let analysis = Analysis::new(session.clone(), &registry, &options);
+    let mut known = KnownCounts::of(&analysis, usize::MAX);
     let mut state = AppState::new(analysis, None, vec![]);
     state.following = true;
     update(&mut state, Msg::Bottom);
@@ -68,7 +69,11 @@ pub fn follow(path: &Path, dir: &Path) {
     let polled = appended.elapsed().as_secs_f64();
     let session = file.session().expect("session").clone();
     let cloned = appended.elapsed().as_secs_f64();
-    let analysis = Analysis::new(session, &registry, &options);
+    if let LiveUpdate::Changed { first_changed } = changed {
+        known.messages.truncate(first_changed);
+    }
+    // As the inspector's follow loop does: only the messages after the unchanged ones are counted.
+    let analysis = Analysis::grown(session, &registry, &options, None, &known);
     let analysed = appended.elapsed().as_secs_f64();
     update(&mut state, Msg::SessionUpdated(Box::new(analysis)));
     let updated = appended.elapsed().as_secs_f64();

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo bench --bench perf -- [--size 100M] [--format claude-code|codex|openai-chat]
-//!                             [--reference] [--all-presets] [--many N]
+//!                             [--reference] [--all-presets] [--many N] [--count-only]
 //!                             [--dump-texts FILE] [--dir DIR]
 //! ```
 //! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
@@ -40,9 +40,11 @@ fn main() {
     for shape in &args.shapes {
         let path = generated(&args.dir, *shape, args.size);
         measure::session(&path, *shape, &args);
-        follow::follow(&path, &args.dir);
+        if !args.count_only {
+            follow::follow(&path, &args.dir);
+        }
     }
-    if args.many > 0 {
+    if args.many > 0 && !args.count_only {
         let path = args.dir.join(format!("many-{}.json", args.many));
         if !path.exists() {
             let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));

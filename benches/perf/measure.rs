@@ -175,6 +175,10 @@ pub fn session(path: &Path, shape: Shape, args: &Args) {
         out.flush().expect("flush");
         println!("  texts written to {}", dump.display());
     }
+    if args.count_only {
+        println!("count_result {{\"tokens\":{tokens},\"wall\":{wall},\"cpu\":{cpu},\"text_bytes\":{text_bytes}}}");
+        return;
+    }
     let (counts, count_s) = timed(|| count_session(&session, &counter, ImageCosting::Openai));
     println!(
         "  count_session: {count_s:.3} s, {} tokens with overhead",
