@@ -51,6 +51,9 @@ pub struct Analysis {
     pub grouping: Grouping,
     pub findings: Vec<Finding>,
     pub children: Vec<Analysis>,
+    /// [`Analysis::last_reported_context`], found once: every frame shows it, and a session
+    /// without usage would otherwise be scanned whole on each.
+    reported_context: Option<u64>,
 }
 
 /// Counts kept from an earlier analysis of a session that has since grown, with what they were
@@ -154,7 +157,9 @@ impl Analysis {
             grouping,
             findings,
             children,
+            reported_context: None,
         }
+        .with_reported_context()
     }
 
     /// Another session analysed like this one: the same model, encoding, window and image
@@ -177,7 +182,19 @@ impl Analysis {
             grouping,
             findings,
             children,
+            reported_context: None,
         }
+        .with_reported_context()
+    }
+
+    fn with_reported_context(mut self) -> Analysis {
+        self.reported_context = self
+            .session
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| m.usage.as_ref()?.context_total());
+        self
     }
 
     pub fn total_tokens(&self) -> usize {
@@ -186,10 +203,6 @@ impl Analysis {
 
     /// Context the provider last reported (prompt incl. cache + completion), if any.
     pub fn last_reported_context(&self) -> Option<u64> {
-        self.session
-            .messages
-            .iter()
-            .rev()
-            .find_map(|m| m.usage.as_ref()?.context_total())
+        self.reported_context
     }
 }
