@@ -5,8 +5,11 @@
 //!
 //! Two backends give the same counts: `bpe-openai` (the fast one, linear on hostile input such as
 //! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
-//! and benches compare it against ([`Counter::count_reference`]).
+//! and benches compare it against ([`Counter::count_reference`]). Short pre-tokens recur (words,
+//! punctuation, indentation), so each thread keeps their counts in a bounded cache.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -64,6 +67,17 @@ impl FromStr for Encoding {
     }
 }
 
+/// Pre-tokens up to this many bytes have their counts cached.
+const PIECE_MAX: usize = 24;
+/// Cached pre-tokens per thread and encoding before the cache starts over (a few MB at most).
+const CACHE_MAX: usize = 1 << 16;
+
+type PieceCache = HashMap<Box<str>, u32, foldhash::fast::FixedState>;
+
+thread_local! {
+    static PIECES: RefCell<[PieceCache; 2]> = RefCell::new(Default::default());
+}
+
 /// Counts tokens of texts with one encoding. Cheap to copy; safe to share across threads.
 #[derive(Clone, Copy)]
 pub struct Counter {
@@ -96,7 +110,32 @@ impl Counter {
         if text.is_empty() {
             return 0;
         }
-        self.fast.count(text)
+        self.count_pieces(text)
+    }
+
+    fn count_pieces(&self, text: &str) -> usize {
+        PIECES.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let cache = &mut cache[self.encoding as usize];
+            let mut total = 0;
+            for piece in self.fast.split(text) {
+                if piece.len() > PIECE_MAX {
+                    total += self.fast.bpe.count(piece.as_bytes());
+                    continue;
+                }
+                if let Some(&n) = cache.get(piece) {
+                    total += n as usize;
+                    continue;
+                }
+                let n = self.fast.bpe.count(piece.as_bytes());
+                if cache.len() >= CACHE_MAX {
+                    cache.clear();
+                }
+                cache.insert(piece.into(), n as u32);
+                total += n;
+            }
+            total
+        })
     }
 
     /// The same count by `tiktoken-rs`, the reference: slower, and super-linear on one huge
