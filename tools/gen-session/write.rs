@@ -160,7 +160,7 @@ fn claude_line(w: &mut Counting, n: &mut usize, kind: &str, message: Value) -> i
         json!(uuid(*n - 1))
     };
     w.line(&json!({
-        "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/work/demo",
+        "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/home/dev/demo",
         "sessionId": "55550000-0000-4000-8000-00000000beef", "version": "2.0.5",
         "gitBranch": "main", "type": kind, "message": message, "uuid": uuid(*n),
         "timestamp": stamp(*n),
@@ -214,7 +214,7 @@ fn codex_item(w: &mut Counting, n: &mut usize, kind: &str, payload: Value) -> io
 
 fn codex_head(w: &mut Counting) -> io::Result<()> {
     w.line(&json!({"timestamp": stamp(0), "type": "session_meta", "payload": {
-        "id": "019c8a59-e9dd-71f0-9ae3-000000000001", "timestamp": stamp(0), "cwd": "/work/demo",
+        "id": "019c8a59-e9dd-71f0-9ae3-000000000001", "timestamp": stamp(0), "cwd": "/home/dev/demo",
         "originator": "codex_cli_rs", "cli_version": "0.104.0", "source": "cli",
         "model_provider": "openai", "base_instructions": {"text": "You are Codex, a coding agent."}}}))
 }
@@ -224,7 +224,7 @@ fn codex_turn(w: &mut Counting, t: &Turn, n: &mut usize) -> io::Result<()> {
         w,
         n,
         "turn_context",
-        json!({"cwd": "/work/demo", "approval_policy": "on-request",
+        json!({"cwd": "/home/dev/demo", "approval_policy": "on-request",
         "model": "gpt-5.3-codex", "effort": "high", "summary": "auto"}),
     )?;
     codex_item(
