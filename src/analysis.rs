@@ -6,7 +6,10 @@
 
 use crate::compaction::{findings, group_messages, Finding, Grouping};
 use crate::session::Session;
-use crate::tokens::{count_session_with, Counter, Counts, Encoding, ModelInfo, Registry};
+use crate::tokens::{
+    count_session_after, count_session_with, Counter, Counts, Encoding, ImageCosting, MessageCount,
+    ModelInfo, Registry,
+};
 
 /// What the user asked for on the command line (each overrides what the source says).
 #[derive(Debug, Clone, Default)]
@@ -48,6 +51,30 @@ pub struct Analysis {
     pub grouping: Grouping,
     pub findings: Vec<Finding>,
     pub children: Vec<Analysis>,
+    /// [`Analysis::last_reported_context`], found once: every frame shows it, and a session
+    /// without usage would otherwise be scanned whole on each.
+    reported_context: Option<u64>,
+}
+
+/// Counts kept from an earlier analysis of a session that has since grown, with what they were
+/// counted with: they are reused only under the same encoding and image costing.
+#[derive(Debug, Clone, Default)]
+pub struct KnownCounts {
+    pub encoding: Option<Encoding>,
+    pub images: ImageCosting,
+    pub messages: Vec<MessageCount>,
+}
+
+impl KnownCounts {
+    /// The counts of `analysis`'s first `unchanged` messages.
+    pub fn of(analysis: &Analysis, unchanged: usize) -> KnownCounts {
+        let messages = &analysis.counts.messages;
+        KnownCounts {
+            encoding: Some(analysis.counter.encoding()),
+            images: analysis.info.images,
+            messages: messages[..unchanged.min(messages.len())].to_vec(),
+        }
+    }
 }
 
 impl Analysis {
@@ -57,10 +84,28 @@ impl Analysis {
 
     /// [`Analysis::new`], reporting the token count's progress (the slow pass) in `progress`.
     pub fn with_progress(
+        session: Session,
+        registry: &Registry,
+        options: &Options,
+        progress: Option<&crate::progress::Progress>,
+    ) -> Analysis {
+        Analysis::grown(
+            session,
+            registry,
+            options,
+            progress,
+            &KnownCounts::default(),
+        )
+    }
+
+    /// [`Analysis::with_progress`] of a session that grew since it was analysed: the counts in
+    /// `known` are reused when they were made with the encoding and costing that apply now.
+    pub fn grown(
         mut session: Session,
         registry: &Registry,
         options: &Options,
         progress: Option<&crate::progress::Progress>,
+        known: &KnownCounts,
     ) -> Analysis {
         let children = std::mem::take(&mut session.children);
         let model = options.model.clone().or_else(|| session.model.clone());
@@ -85,7 +130,9 @@ impl Analysis {
                 session.messages.len() as u64,
             );
         }
-        let counts = count_session_with(&session, &counter, info.images, progress);
+        let reusable = known.encoding == Some(encoding) && known.images == info.images;
+        let known = if reusable { &known.messages[..] } else { &[] };
+        let counts = count_session_after(&session, &counter, info.images, progress, known);
         let grouping = group_messages(&session);
         let findings =
             findings::session_findings(&session, &grouping, counts.total(), Some(window));
@@ -110,7 +157,9 @@ impl Analysis {
             grouping,
             findings,
             children,
+            reported_context: None,
         }
+        .with_reported_context()
     }
 
     /// Another session analysed like this one: the same model, encoding, window and image
@@ -133,7 +182,19 @@ impl Analysis {
             grouping,
             findings,
             children,
+            reported_context: None,
         }
+        .with_reported_context()
+    }
+
+    fn with_reported_context(mut self) -> Analysis {
+        self.reported_context = self
+            .session
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| m.usage.as_ref()?.context_total());
+        self
     }
 
     pub fn total_tokens(&self) -> usize {
@@ -142,10 +203,6 @@ impl Analysis {
 
     /// Context the provider last reported (prompt incl. cache + completion), if any.
     pub fn last_reported_context(&self) -> Option<u64> {
-        self.session
-            .messages
-            .iter()
-            .rev()
-            .find_map(|m| m.usage.as_ref()?.context_total())
+        self.reported_context
     }
 }

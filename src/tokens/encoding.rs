@@ -2,10 +2,18 @@
 //!
 //! Owns: choosing an encoding by name and counting a text's tokens exactly as tiktoken's
 //! `encode_ordinary` does (special-token text is counted as ordinary text).
+//!
+//! Two backends give the same counts: `bpe-openai` (the fast one, linear on hostile input such as
+//! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
+//! and benches compare it against ([`Counter::count_reference`]). Short pre-tokens recur (words,
+//! punctuation, indentation), so each thread keeps their counts in a bounded cache.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
+use bpe_openai::Tokenizer;
 use tiktoken_rs::CoreBPE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,10 +32,17 @@ impl Encoding {
         }
     }
 
-    fn bpe(self) -> &'static CoreBPE {
+    fn reference(self) -> &'static CoreBPE {
         match self {
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    fn fast(self) -> &'static Tokenizer {
+        match self {
+            Encoding::O200kBase => bpe_openai::o200k_base(),
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
         }
     }
 }
@@ -52,11 +67,22 @@ impl FromStr for Encoding {
     }
 }
 
+/// Pre-tokens up to this many bytes have their counts cached.
+const PIECE_MAX: usize = 24;
+/// Cached pre-tokens per thread and encoding before the cache starts over (a few MB at most).
+const CACHE_MAX: usize = 1 << 16;
+
+type PieceCache = HashMap<Box<str>, u32, foldhash::fast::FixedState>;
+
+thread_local! {
+    static PIECES: RefCell<[PieceCache; 2]> = RefCell::new(Default::default());
+}
+
 /// Counts tokens of texts with one encoding. Cheap to copy; safe to share across threads.
 #[derive(Clone, Copy)]
 pub struct Counter {
     encoding: Encoding,
-    bpe: &'static CoreBPE,
+    fast: &'static Tokenizer,
 }
 
 impl fmt::Debug for Counter {
@@ -71,7 +97,7 @@ impl Counter {
     pub fn new(encoding: Encoding) -> Counter {
         Counter {
             encoding,
-            bpe: encoding.bpe(),
+            fast: encoding.fast(),
         }
     }
 
@@ -79,11 +105,45 @@ impl Counter {
         self.encoding
     }
 
-    /// Tokens in `text`, as tiktoken's `encode_ordinary` counts them.
+    /// Tokens in `text`, as tiktoken's `encode_ordinary` counts them (the fast backend).
     pub fn count(&self, text: &str) -> usize {
         if text.is_empty() {
             return 0;
         }
-        self.bpe.encode_ordinary(text).len()
+        self.count_pieces(text)
+    }
+
+    fn count_pieces(&self, text: &str) -> usize {
+        PIECES.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let cache = &mut cache[self.encoding as usize];
+            let mut total = 0;
+            for piece in self.fast.split(text) {
+                if piece.len() > PIECE_MAX {
+                    total += self.fast.bpe.count(piece.as_bytes());
+                    continue;
+                }
+                if let Some(&n) = cache.get(piece) {
+                    total += n as usize;
+                    continue;
+                }
+                let n = self.fast.bpe.count(piece.as_bytes());
+                if cache.len() >= CACHE_MAX {
+                    cache.clear();
+                }
+                cache.insert(piece.into(), n as u32);
+                total += n;
+            }
+            total
+        })
+    }
+
+    /// The same count by `tiktoken-rs`, the reference: slower, and super-linear on one huge
+    /// pre-token. For tests and benches that check [`Counter::count`] against it.
+    pub fn count_reference(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        self.encoding.reference().encode_ordinary(text).len()
     }
 }

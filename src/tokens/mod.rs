@@ -72,7 +72,39 @@ pub fn count_session_with(
     costing: ImageCosting,
     progress: Option<&crate::progress::Progress>,
 ) -> Counts {
-    let messages = &session.messages;
+    count_session_after(session, counter, costing, progress, &[])
+}
+
+/// [`count_session_with`] for a session whose first messages were counted before with the same
+/// encoding and image costing (a followed file that grew): `known` holds their counts, and only
+/// the messages after them are counted.
+pub fn count_session_after(
+    session: &Session,
+    counter: &Counter,
+    costing: ImageCosting,
+    progress: Option<&crate::progress::Progress>,
+    known: &[MessageCount],
+) -> Counts {
+    let known = &known[..known.len().min(session.messages.len())];
+    if let Some(p) = progress {
+        p.advance(known.len() as u64);
+    }
+    let mut counts = known.to_vec();
+    counts.extend(count_messages(
+        &session.messages[known.len()..],
+        counter,
+        costing,
+        progress,
+    ));
+    Counts { messages: counts }
+}
+
+fn count_messages(
+    messages: &[Message],
+    counter: &Counter,
+    costing: ImageCosting,
+    progress: Option<&crate::progress::Progress>,
+) -> Vec<MessageCount> {
     let advance = |n: usize| {
         if let Some(p) = progress {
             p.advance(n as u64);
@@ -89,7 +121,7 @@ pub fn count_session_with(
     if threads < 2 || messages.len() < 64 {
         let counts = messages.iter().map(count_one).collect();
         advance(messages.len());
-        return Counts { messages: counts };
+        return counts;
     }
     // Interleave by weight so one huge message does not leave a core idle.
     let chunk = messages.len().div_ceil(threads * 8);
@@ -119,7 +151,5 @@ pub fn count_session_with(
     for (i, counts) in done {
         results[i] = counts;
     }
-    Counts {
-        messages: results.into_iter().flatten().collect(),
-    }
+    results.into_iter().flatten().collect()
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::msg::Msg;
-use crate::analysis::{Analysis, Options};
+use crate::analysis::{Analysis, KnownCounts, Options};
 use crate::live::{LiveFile, LiveSession, LiveUpdate, StdinEvent, StdinReader};
 use crate::progress::{Phase, Progress};
 use crate::session::{Format, Session};
@@ -240,13 +240,19 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
         }
     };
     let mut shown_any = false;
+    // Counts of the messages a poll left untouched are reused: only what grew is recounted.
+    let mut known = KnownCounts::default();
     loop {
         if let Some(session) = file.session() {
-            let analysis = if shown_any {
-                loader.analyse(session.clone(), None)
-            } else {
-                loader.analyse(session.clone(), Some(progress))
-            };
+            let progress = (!shown_any).then_some(progress);
+            let analysis = Analysis::grown(
+                session.clone(),
+                &loader.registry,
+                &loader.options,
+                progress,
+                &known,
+            );
+            known = KnownCounts::of(&analysis, usize::MAX);
             let msg = if shown_any {
                 Msg::SessionUpdated(Box::new(analysis))
             } else {
@@ -268,7 +274,14 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
             }
             match file.poll() {
                 Ok(LiveUpdate::Unchanged) => {}
-                Ok(_) => break,
+                Ok(LiveUpdate::Changed { first_changed }) => {
+                    known.messages.truncate(first_changed);
+                    break;
+                }
+                Ok(LiveUpdate::Reloaded) => {
+                    known = KnownCounts::default();
+                    break;
+                }
                 Err(e) => {
                     if tx.send(Msg::Notice(format!("{shown}: {e}"))).is_err() {
                         return;

@@ -1,0 +1,75 @@
+//! The performance budget of DESIGN.md, measured on generated sessions: open to first frame,
+//! full token accounting (MB/s, tokens/s, against tiktoken-rs on the same texts), `plan` time,
+//! peak memory of `ctxray report`, one frame at 100k messages, follow latency.
+//!
+//! ```text
+//! cargo bench --bench perf -- [--size 100M] [--format claude-code|codex|openai-chat]
+//!                             [--reference] [--all-presets] [--many N] [--count-only]
+//!                             [--dump-texts FILE] [--dir DIR]
+//! ```
+//! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
+//! JSON lines for `tools/bench/compare_tiktoken.py`. Not run by `cargo test`.
+
+#[path = "../../tools/gen-session/text.rs"]
+mod text;
+#[path = "../../tools/gen-session/write.rs"]
+mod write;
+
+mod args;
+mod follow;
+mod measure;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use args::Args;
+use measure::{mb, timed};
+use write::Shape;
+
+fn main() {
+    let Some(args) = Args::parse() else {
+        // Built as a test (`cargo test --benches`): nothing to measure.
+        return;
+    };
+    std::fs::create_dir_all(&args.dir).expect("bench dir");
+    println!(
+        "ctxray perf bench: {} cores available, size {} MB",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        mb(args.size)
+    );
+    for shape in &args.shapes {
+        let path = generated(&args.dir, *shape, args.size);
+        measure::session(&path, *shape, &args);
+        if !args.count_only {
+            follow::follow(&path, &args.dir);
+        }
+    }
+    if args.many > 0 && !args.count_only {
+        let path = args.dir.join(format!("many-{}.json", args.many));
+        if !path.exists() {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+            write::write_many_messages(args.many, 5, &mut out).expect("write");
+            out.flush().expect("flush");
+        }
+        measure::frames(&path, args.many);
+    }
+}
+
+/// The generated session of `shape` at `size`, written once and reused.
+fn generated(dir: &Path, shape: Shape, size: u64) -> PathBuf {
+    let path = dir.join(format!("{}-{}.{}", shape.name(), size, shape.extension()));
+    if !path.exists() {
+        let (written, secs) = timed(|| {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+            let n = write::write_session(shape, size, 7, &mut out).expect("write");
+            out.flush().expect("flush");
+            n
+        });
+        println!(
+            "generated {} ({} MB) in {secs:.2} s",
+            path.display(),
+            mb(written)
+        );
+    }
+    path
+}
