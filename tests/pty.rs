@@ -56,6 +56,35 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
+/// Whether `needle` was on the screen after any frame: the output is played into a terminal
+/// emulator of the pty's size and its screen read at the end of each frame (every draw ends by
+/// hiding the cursor, or showing it where the picker's prompt is). Text drawn as differences from the frame before is only
+/// whole on the screen, not in the byte stream.
+fn shown(out: &[u8], needle: &str) -> bool {
+    first_frame(out, needle).is_some()
+}
+
+/// The number of the first frame whose screen held `needle`.
+fn first_frame(out: &[u8], needle: &str) -> Option<usize> {
+    let mut term = vt100::Parser::new(30, 120, 0);
+    let is_end = |w: &[u8]| w == b"\x1b[?25l" || w == b"\x1b[?25h";
+    let mut at = 0;
+    let mut frame = 0;
+    while at < out.len() {
+        let end = out[at..]
+            .windows(6)
+            .position(is_end)
+            .map_or(out.len(), |p| at + p + 6);
+        term.process(&out[at..end]);
+        if term.screen().contents().contains(needle) {
+            return Some(frame);
+        }
+        at = end;
+        frame += 1;
+    }
+    None
+}
+
 #[test]
 fn opens_moves_and_quits_restoring_the_terminal() {
     let (code, out, _) = run_in_pty(
@@ -84,16 +113,13 @@ fn opens_moves_and_quits_restoring_the_terminal() {
         contains(&out, b"\x1b[?1049l"),
         "did not leave the alternate screen"
     );
-    assert!(contains(&out, b"claude-code"), "header not drawn");
-    assert!(
-        contains(&out, b"cut: summarized above"),
-        "cut rule not drawn"
-    );
-    assert!(contains(&out, b"keys"), "help overlay not drawn");
+    assert!(shown(&out, "claude-code"), "header not drawn");
+    assert!(shown(&out, "cut: summarized above"), "cut rule not drawn");
+    assert!(shown(&out, "keys"), "help overlay not drawn");
     // `p` moved from dimos to the next preset, `d` opened its diff, `/Write` found a match.
-    assert!(contains(&out, b"codex"), "the preset did not change");
-    assert!(contains(&out, b"evidence survival"), "diff view not drawn");
-    assert!(contains(&out, b"/Write 1 of"), "search status not drawn");
+    assert!(shown(&out, "codex"), "the preset did not change");
+    assert!(shown(&out, "evidence survival"), "diff view not drawn");
+    assert!(shown(&out, "/Write 1 of"), "search status not drawn");
     let leave = out.windows(8).rposition(|w| w == b"\x1b[?1049l").unwrap();
     let enter = out.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap();
     assert!(
@@ -110,7 +136,7 @@ fn a_broken_file_never_enters_the_screen() {
     let (code, out, _) = run_in_pty(path.to_str().unwrap(), &[]);
     assert_eq!(code, Some(2));
     assert!(!contains(&out, b"\x1b[?1049h"));
-    assert!(contains(&out, b"broken.json"));
+    assert!(shown(&out, "broken.json"));
 }
 
 #[test]
@@ -138,9 +164,9 @@ fn follow_shows_a_line_appended_while_open() {
     let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
     writer.join().unwrap();
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
-    assert!(contains(&out, b"following"), "no follow indicator");
+    assert!(shown(&out, "following"), "no follow indicator");
     assert!(
-        contains(&out, b"APPENDED-MARKER-XYZ"),
+        shown(&out, "APPENDED-MARKER-XYZ"),
         "the appended message never showed"
     );
 }
@@ -199,10 +225,10 @@ fn a_session_piped_to_stdin_is_shown_as_it_arrives() {
         &[(1500, "G"), (300, "q")],
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
-    assert!(contains(&out, b"<stdin>"), "header not drawn");
-    assert!(contains(&out, b"23 of 23"), "not every message arrived");
+    assert!(shown(&out, "<stdin>"), "header not drawn");
+    assert!(shown(&out, "23 of 23"), "not every message arrived");
     assert!(
-        contains(&out, b"end of input"),
+        shown(&out, "end of input"),
         "the end of the pipe was not noticed"
     );
 }
@@ -222,8 +248,8 @@ fn following_an_empty_file_waits_for_its_first_record() {
     let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
     writer.join().unwrap();
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
-    assert!(contains(&out, b"waiting for the first record"));
-    assert!(contains(&out, b"FIRST-RECORD-MARKER"));
+    assert!(shown(&out, "waiting for the first record"));
+    assert!(shown(&out, "FIRST-RECORD-MARKER"));
 }
 
 #[test]
@@ -255,18 +281,15 @@ fn without_a_source_the_picker_opens_a_session_and_esc_comes_back() {
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     assert!(
-        contains(&out, b"found 2 sessions"),
+        shown(&out, "found 2 sessions"),
         "{}",
         String::from_utf8_lossy(&out)
     );
     assert!(
-        contains(&out, b"not a session"),
+        shown(&out, "not a session"),
         "a broken pick did not say why"
     );
-    assert!(
-        contains(&out, b"5,077"),
-        "the picked session was not opened"
-    );
+    assert!(shown(&out, "5,077"), "the picked session was not opened");
 }
 
 /// `run_in_pty_with` off the async runtime, so a test server keeps answering meanwhile.
