@@ -54,7 +54,10 @@ fn openai_events(deltas: &[&str]) -> Vec<String> {
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
         format!("data: {c}\n\n")
     };
-    let mut out = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let mut out = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
     out.extend(
         deltas
             .iter()
@@ -155,7 +158,10 @@ async fn openai_summary_is_what_the_server_streamed_and_the_request_is_the_plan(
     let body: Value = serde_json::from_str(&sent[0].body).unwrap();
     assert_eq!(body["model"], "gpt-test");
     let plan = plan().await;
-    assert_eq!(pairs(&body["messages"]), pairs(&plan["summarizer"]["messages"]));
+    assert_eq!(
+        pairs(&body["messages"]),
+        pairs(&plan["summarizer"]["messages"])
+    );
     assert_eq!(doc["summarizer"], plan["summarizer"]);
     for text in [&run.stdout, &run.stderr] {
         assert!(!text.contains(KEY), "the key leaked: {text}");
