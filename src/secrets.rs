@@ -19,7 +19,8 @@ fn patterns() -> &'static [(&'static str, Regex)] {
     static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
     P.get_or_init(|| {
         let table: &[(&str, &str)] = &[
-            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+            // A whole block, or a block cut short (a tool output truncated mid-key).
+            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)"),
             ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
             ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
             ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
@@ -28,9 +29,15 @@ fn patterns() -> &'static [(&'static str, Regex)] {
             ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
             ("stripe-key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}"),
             ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
+            ("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+            ("npm-token", r"\bnpm_[A-Za-z0-9]{36}"),
+            ("groq-key", r"\bgsk_[A-Za-z0-9]{40,}"),
+            ("xai-key", r"\bxai-[A-Za-z0-9]{40,}"),
             ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-            ("bearer-token", r"(?i)\bauthorization:\s*(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"),
-            ("credential-assignment", r#"(?i)\b[A-Z0-9_]*(?:API_KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_KEY)[A-Z0-9_]*\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
+            // As a header line, or as a JSON/YAML key (`"Authorization": "Bearer …"`).
+            ("bearer-token", r#"(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"#),
+            // `*_KEY=`, `*_TOKEN:`, `"api_key": "…"`, `x-api-key: …` and the like.
+            ("credential-assignment", r#"(?i)\b(?:[A-Z0-9]+[_-])*(?:API_?KEY|KEY|SECRET|TOKEN|PASSWORD|PASSWD)(?:[_-][A-Z0-9]+)*["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
         ];
         table
             .iter()
@@ -141,6 +148,38 @@ mod tests {
         assert_eq!(header.len(), 1);
         assert_eq!(header[0].kind, "bearer-token");
         assert!(find("the token budget is 8000 and the path is src/secrets.rs").is_empty());
+    }
+
+    #[test]
+    fn any_key_name_and_json_shapes_count() {
+        let text = r#"STRIPE_SIGNING_KEY=9f8e7d6c5b4a3f2e1d0c9b8a
+{"api_key": "Zq81mP0xL4vB7nW2tY6r", "headers": {"Authorization": "Bearer q8Zr3kLm29XvPa0Wn7Tb"}}
+x-api-key: k3J9x0Pq7LmN2vB5tR8w
+DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
+        let kinds: Vec<&str> = find(text).iter().map(|m| m.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "credential-assignment",
+                "credential-assignment",
+                "bearer-token",
+                "credential-assignment"
+            ]
+        );
+    }
+
+    #[test]
+    fn more_provider_prefixes_and_a_cut_pem_block() {
+        let text = "glpat-Ab3dEf6hIj9kLm2nOp5q npm_0123456789abcdefghijABCDEFGHIJ012345 \
+            gsk_0123456789abcdefghijABCDEFGHIJ0123456789ab \
+            -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ";
+        let kinds: Vec<&str> = find(text).iter().map(|m| m.kind).collect();
+        assert_eq!(
+            kinds,
+            ["gitlab-token", "npm-token", "groq-key", "private-key"]
+        );
+        let (masked, _) = mask(text);
+        assert!(!masked.contains("b3BlbnNzaC1rZXkt"), "{masked}");
     }
 
     #[test]

@@ -206,10 +206,16 @@ fn split(
                 let lines = split_lines(buffer, start, skipped);
                 if lines.is_empty() {
                     skipped.clear();
+                    let why = describe_json_error(body, &whole);
+                    let what = if !why.starts_with("not valid UTF-8") && looks_binary(body) {
+                        "not a session: binary data, expected JSON or JSON Lines".to_string()
+                    } else {
+                        format!("not a session: expected JSON or JSON Lines ({why})")
+                    };
                     return Err(LoadError::Malformed {
                         path: shown.to_string(),
                         line: whole.line(),
-                        what: format!("not a session: expected JSON or JSON Lines ({whole})"),
+                        what,
                     });
                 }
                 return Ok(Doc::Lines(lines));
@@ -247,7 +253,7 @@ fn split_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Vec<R
                     reason: if last && e.is_eof() {
                         "truncated last line (incomplete JSON)".to_string()
                     } else {
-                        format!("invalid JSON: {e}")
+                        describe_json_error(line, &e)
                     },
                 }),
             }
@@ -256,6 +262,44 @@ fn split_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Vec<R
         pos = end + 1;
     }
     records
+}
+
+/// What is wrong with bytes `serde_json` refused, in the reader's words: bytes that are not
+/// UTF-8 and nesting past the parser's depth limit are named as such.
+pub fn describe_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.starts_with("invalid unicode code point") {
+        if let Err(bad) = std::str::from_utf8(bytes) {
+            let at = bad.valid_up_to();
+            let line_start = bytes[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let byte = bytes.get(at).copied().unwrap_or_default();
+            return format!(
+                "not valid UTF-8: byte 0x{byte:02x} at column {} (expected UTF-8 text)",
+                at - line_start + 1
+            );
+        }
+    }
+    if let Some(at) = text.strip_prefix("recursion limit exceeded ") {
+        return format!("JSON nested more than 128 levels deep ({at})");
+    }
+    format!("invalid JSON: {text}")
+}
+
+/// Whether the bytes look like a binary file rather than text: a NUL, or bytes that are not
+/// UTF-8, within the first 8 KiB.
+fn looks_binary(body: &[u8]) -> bool {
+    let head = &body[..body.len().min(8192)];
+    if head.contains(&0) {
+        return true;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => false,
+        // A multi-byte character cut by the 8 KiB window is still text.
+        Err(e) => e.error_len().is_some(),
+    }
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {

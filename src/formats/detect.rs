@@ -26,10 +26,17 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
         Doc::Json(value) => detect_document(value),
     };
     found.ok_or_else(|| {
-        LoadError::not_session(
-            &loaded.shown,
-            "valid JSON, but not any known session format (see `ctxray formats`; use --from to force one)",
-        )
+        let mut why = "valid JSON, but not any known session format (see `ctxray formats`; use --from to force one)".to_string();
+        // The records that would have told may be the ones that could not be read.
+        if let Some(first) = loaded.skipped.first() {
+            why.push_str(&format!(
+                "; {} line(s) could not be read, the first is line {}: {}",
+                loaded.skipped.len(),
+                first.line,
+                first.reason
+            ));
+        }
+        LoadError::not_session(&loaded.shown, why)
     })
 }
 

@@ -167,7 +167,7 @@ fn parse_line(line: &[u8], number: usize, start: usize, last: bool, batch: &mut 
         }
         Ok(_) => "expected a JSON object, found a bare value".to_string(),
         Err(e) if last && e.is_eof() => "truncated last line (incomplete JSON)".to_string(),
-        Err(e) => format!("invalid JSON: {e}"),
+        Err(e) => crate::formats::common::describe_json_error(trimmed, &e),
     };
     batch.skipped.push(Skipped {
         line: number + 1,

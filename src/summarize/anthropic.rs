@@ -116,7 +116,8 @@ impl Anthropic {
         let mut stream = MessageStream::default();
         http::run(&call, &mut stream, &sink).await?;
         Ok(Summary {
-            text: stream.text,
+            // A server that echoes the key back does not get it shown or written.
+            text: self.key.scrub(&stream.text),
             model: stream.model.unwrap_or_else(|| self.model.clone()),
             input_tokens: stream.input_tokens,
             output_tokens: stream.output_tokens,

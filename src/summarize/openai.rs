@@ -99,7 +99,8 @@ impl OpenAi {
         let mut stream = ChatStream::default();
         http::run(&call, &mut stream, &sink).await?;
         Ok(Summary {
-            text: stream.text,
+            // A server that echoes the key back does not get it shown or written.
+            text: self.key.scrub(&stream.text),
             model: stream.model.unwrap_or_else(|| self.model.clone()),
             input_tokens: stream.input_tokens,
             output_tokens: stream.output_tokens,

@@ -1,6 +1,7 @@
 //! The `.eval` zip: `header.json` (the log without samples; `_journal/start.json` while the
-//! eval is running) and `samples/<id>_epoch_<n>.json`, read with a cap on what any entry may
-//! decompress to.
+//! eval is running) and `samples/<id>_epoch_<n>.json`, read within a budget for what the
+//! entries may decompress to, all together (a zip bomb is refused after reading at most the
+//! budget, never expanded whole).
 
 use std::io::{Cursor, Read};
 use std::sync::Arc;
@@ -13,24 +14,35 @@ use crate::formats::common::Loaded;
 use crate::formats::LoadError;
 use crate::session::{Format, Session};
 
-/// No entry of a log is allowed to decompress to more than this (a zip bomb is refused).
-const MAX_ENTRY: u64 = 512 * 1024 * 1024;
+/// The entries of any log may always decompress to this much, all together.
+const BUDGET_FLOOR: u64 = 256 * 1024 * 1024;
+/// Beyond the floor, the entries may decompress to this many times the archive's size (JSON
+/// logs compress 5 to 30 times; deflate's limit, a bomb's ratio, is about 1,000).
+const BUDGET_RATIO: u64 = 100;
 
 type Archive<'a> = ZipArchive<Cursor<&'a [u8]>>;
 
 pub(super) fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    parse_capped(loaded, MAX_ENTRY)
+    let archive = loaded.buffer.len().saturating_sub(loaded.start) as u64;
+    parse_capped(
+        loaded,
+        BUDGET_FLOOR.max(archive.saturating_mul(BUDGET_RATIO)),
+    )
 }
 
-/// `parse` with the per-entry cap given (tests use a small one).
-pub(super) fn parse_capped(loaded: &Loaded, cap: u64) -> Result<Session, LoadError> {
+/// `parse` with the decompression budget given (tests use a small one).
+pub(super) fn parse_capped(loaded: &Loaded, budget: u64) -> Result<Session, LoadError> {
+    let mut cap = Budget {
+        left: budget,
+        total: budget,
+    };
     let body = loaded.buffer.get(loaded.start..).unwrap_or_default();
     let mut zip = ZipArchive::new(Cursor::new(body)).map_err(|e| {
         LoadError::not_session(&loaded.shown, format!("not a readable .eval archive: {e}"))
     })?;
     let mut header = None;
     for name in ["header.json", "_journal/start.json"] {
-        if let Some(bytes) = read_named(&mut zip, name, &loaded.shown, cap)? {
+        if let Some(bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? {
             if let Ok(log) = serde_json::from_slice::<Value>(&bytes) {
                 header = Some(Header::read(&log));
                 break;
@@ -45,7 +57,7 @@ pub(super) fn parse_capped(loaded: &Loaded, cap: u64) -> Result<Session, LoadErr
     let mut samples = Vec::new();
     let names = sample_names(&zip);
     for (n, name) in names.iter().enumerate() {
-        let Some(bytes) = read_named(&mut zip, name, &loaded.shown, cap)? else {
+        let Some(bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? else {
             continue;
         };
         match serde_json::from_slice::<Value>(&bytes) {
@@ -71,13 +83,21 @@ fn sample_names(zip: &Archive<'_>) -> Vec<String> {
         .collect()
 }
 
-/// An entry's bytes (`None` when absent); an entry larger than `cap` is an error.
+/// What the entries may still decompress to.
+struct Budget {
+    left: u64,
+    total: u64,
+}
+
+/// An entry's bytes (`None` when absent), taken from the budget; an entry that would
+/// overdraw it is an error.
 fn read_named(
     zip: &mut Archive<'_>,
     name: &str,
     shown: &str,
-    cap: u64,
+    budget: &mut Budget,
 ) -> Result<Option<Vec<u8>>, LoadError> {
+    let cap = budget.left;
     let Some(index) = zip.index_for_name(name) else {
         return Ok(None);
     };
@@ -92,7 +112,11 @@ fn read_named(
     let too_big = || {
         io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
-            format!("decompresses to more than {cap} bytes; not read"),
+            format!(
+                "decompresses to more than {cap} bytes, past the {} bytes this archive may \
+                 expand to (expected a compression ratio a JSON log has); not read",
+                budget.total
+            ),
         ))
     };
     if file.size() > cap {
@@ -104,5 +128,6 @@ fn read_named(
     if bytes.len() as u64 > cap {
         return Err(too_big());
     }
+    budget.left -= bytes.len() as u64;
     Ok(Some(bytes))
 }

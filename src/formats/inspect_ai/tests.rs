@@ -291,8 +291,25 @@ fn eval_entries_past_the_cap_are_refused() {
         err.to_string().contains("bomb.eval/samples/2_epoch_1.json"),
         "{err}"
     );
-    assert!(err.to_string().contains("more than 32768 bytes"), "{err}");
+    assert!(err.to_string().contains("past the 32768 bytes"), "{err}");
     assert!(super::archive::parse_capped(&loaded, 1 << 20).is_ok());
+}
+
+#[test]
+fn eval_entries_share_one_budget() {
+    // Each entry fits the budget alone; together they overdraw it.
+    let part = vec![b' '; 20 * 1024];
+    let bytes = eval_archive(&[
+        ("samples/2_epoch_1.json", &part),
+        ("samples/3_epoch_1.json", &part),
+    ]);
+    let loaded = Loaded::new(bytes, None, "many.eval").unwrap();
+    let err = super::archive::parse_capped(&loaded, 48 * 1024).unwrap_err();
+    assert!(
+        err.to_string().contains("many.eval/samples/3_epoch_1.json"),
+        "{err}"
+    );
+    assert!(super::archive::parse_capped(&loaded, 64 * 1024).is_ok());
 }
 
 #[test]

@@ -1,0 +1,119 @@
+//! Runs the binary as a child with a deadline, and reads back how much memory it peaked at.
+//!
+//! A hung child is killed at the deadline and reported as timed out (no timed assertion: the
+//! deadline only keeps a hang from stalling the suite). The child is reaped with `wait4`, so its
+//! own peak resident set is known, not the test process's.
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one run of the binary did.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code; `None` when the child was killed by a signal or the deadline.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    /// Peak resident set of the child, in bytes.
+    pub peak_rss: u64,
+}
+
+impl Run {
+    /// The run ended by itself, without a panic, a signal or the deadline.
+    pub fn assert_sane(&self, what: &str) {
+        assert!(!self.timed_out, "{what}: still running at the deadline");
+        assert_eq!(self.signal, None, "{what}: killed by a signal");
+        assert_ne!(self.code, Some(101), "{what}: panicked: {}", self.stderr);
+        assert!(
+            !self.stderr.contains("panicked"),
+            "{what}: panicked: {}",
+            self.stderr
+        );
+    }
+
+    /// Exit 2 with one line on stderr that contains every one of `wants`, nothing on stdout.
+    pub fn assert_refused(&self, what: &str, wants: &[&str]) {
+        self.assert_sane(what);
+        assert_eq!(self.code, Some(2), "{what}: {}", self.stderr);
+        assert_eq!(
+            self.stderr.trim_end().lines().count(),
+            1,
+            "{what}: not one line: {}",
+            self.stderr
+        );
+        for want in wants {
+            assert!(
+                self.stderr.contains(want),
+                "{what}: `{want}` not in: {}",
+                self.stderr
+            );
+        }
+        assert!(self.stdout.is_empty(), "{what}: printed to stdout");
+    }
+
+    /// Exit 0 and stdout as JSON.
+    pub fn json(&self, what: &str) -> serde_json::Value {
+        self.assert_sane(what);
+        assert_eq!(self.code, Some(0), "{what}: {}", self.stderr);
+        serde_json::from_slice(&self.stdout)
+            .unwrap_or_else(|e| panic!("{what}: stdout is not JSON: {e}"))
+    }
+}
+
+/// Runs the binary with `args` (stdin empty), killing it after `deadline`.
+pub fn run<S: AsRef<OsStr>>(args: &[S], deadline: Duration) -> Run {
+    let child = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    finish(child, deadline)
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+fn finish(mut child: Child, deadline: Duration) -> Run {
+    let out = drain(child.stdout.take().expect("stdout piped"));
+    let err = drain(child.stderr.take().expect("stderr piped"));
+    let pid = child.id() as libc::pid_t;
+    let start = Instant::now();
+    let mut timed_out = false;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own unreaped child; the pointers are to live locals.
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            break;
+        }
+        assert!(done == 0, "wait4 failed");
+        if start.elapsed() > deadline && !timed_out {
+            timed_out = true;
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let exited = libc::WIFEXITED(status);
+    Run {
+        code: exited.then(|| libc::WEXITSTATUS(status)),
+        signal: (libc::WIFSIGNALED(status) && !timed_out).then(|| libc::WTERMSIG(status)),
+        timed_out,
+        stdout: out.join().unwrap_or_default(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
+        peak_rss: usage.ru_maxrss.max(0) as u64 * 1024,
+    }
+}
