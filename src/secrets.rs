@@ -39,9 +39,15 @@ fn patterns() -> &'static [(&'static str, Regex)] {
             // `*_KEY=`, `*_TOKEN:`, `"api_key": "…"`, `x-api-key: …` and the like.
             ("credential-assignment", r#"(?i)\b(?:[A-Z0-9]+[_-])*(?:API_?KEY|KEY|SECRET|TOKEN|PASSWORD|PASSWD)(?:[_-][A-Z0-9]+)*["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
         ];
+        // Keys are ASCII: an ASCII word boundary keeps every search on the fast automata (a
+        // Unicode one falls back to a slow engine on any non-ASCII text).
         table
             .iter()
-            .filter_map(|(k, p)| Regex::new(p).ok().map(|r| (*k, r)))
+            .filter_map(|(k, p)| {
+                Regex::new(&p.replace(r"\b", r"(?-u:\b)"))
+                    .ok()
+                    .map(|r| (*k, r))
+            })
             .collect()
     })
 }
@@ -51,7 +57,11 @@ fn patterns() -> &'static [(&'static str, Regex)] {
 pub fn find(text: &str) -> Vec<SecretMatch> {
     let mut out: Vec<SecretMatch> = Vec::new();
     for (kind, re) in patterns() {
-        for caps in re.captures_iter(text) {
+        // Find with the fast automata; resolve groups only where something matched.
+        for whole in re.find_iter(text) {
+            let Some(caps) = re.captures_at(text, whole.start()) else {
+                continue;
+            };
             let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
                 continue;
             };
