@@ -9,7 +9,9 @@
 
 use std::fmt::Write;
 
-use super::{clip, fate, masked, message_text, part_summary, pct, preview, thousands, Report};
+use super::{
+    clip, fate, masked, masked_lines, message_text, part_summary, pct, preview, thousands, Report,
+};
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
 use crate::diff::{lines_seen, summarizer_input, Diff};
@@ -511,7 +513,9 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
             i = m.index
         );
         if let Some(msg) = a.session.messages.get(m.index) {
-            for l in lines_seen(msg, &input) {
+            let seen = lines_seen(msg, &input);
+            let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
+            for (l, text) in seen.iter().zip(&texts) {
                 let class = if l.seen >= l.chars {
                     "seen"
                 } else if l.seen == 0 {
@@ -522,7 +526,7 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
                 let _ = write!(
                     out,
                     "<span class=\"{class}\">{}</span>",
-                    esc(&clip(&masked(&l.text), 400))
+                    esc(&clip(text, 400))
                 );
             }
         }

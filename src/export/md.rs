@@ -8,7 +8,9 @@
 
 use std::fmt::Write;
 
-use super::{clip, fate, masked, message_text, part_summary, pct, preview, thousands, Report};
+use super::{
+    clip, fate, masked, masked_lines, message_text, part_summary, pct, preview, thousands, Report,
+};
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
 use crate::compaction::Plan;
@@ -387,8 +389,10 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
             continue;
         };
         let _ = writeln!(body, "@@ #{} {} @@", m.index, m.role.as_str());
-        for l in lines_seen(msg, &input) {
-            let text = clip(&masked(&l.text), 200);
+        let seen = lines_seen(msg, &input);
+        let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
+        for (l, text) in seen.iter().zip(&texts) {
+            let text = clip(text, 200);
             let mark = if l.seen >= l.chars {
                 ' '
             } else if l.seen == 0 {

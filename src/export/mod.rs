@@ -55,6 +55,38 @@ pub fn masked(text: &str) -> String {
     crate::secrets::mask(text).0
 }
 
+/// The texts of consecutive lines with every secret masked, including one that spans lines (a
+/// PEM block): its first line carries `[REDACTED:<kind>]`, the lines it covers lose that part.
+pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let lines: Vec<&str> = lines.collect();
+    let joined = lines.join("\n");
+    let found = crate::secrets::find(&joined);
+    let mut out = Vec::with_capacity(lines.len());
+    let mut start = 0;
+    for line in lines {
+        let end = start + line.len();
+        let mut text = String::new();
+        let mut at = start;
+        for m in found
+            .iter()
+            .filter(|m| m.range.start < end && m.range.end > start)
+        {
+            let from = m.range.start.max(start);
+            text.push_str(&joined[at.max(start)..from.max(at)]);
+            if m.range.start >= start {
+                text.push_str(&format!("[REDACTED:{}]", m.kind));
+            }
+            at = m.range.end.min(end);
+        }
+        if at < end {
+            text.push_str(&joined[at.max(start)..end]);
+        }
+        out.push(text);
+        start = end + 1;
+    }
+    out
+}
+
 /// What a plan does with message `i`.
 pub fn fate(plan: &Plan, i: usize) -> &'static str {
     let s = &plan.split;
@@ -157,6 +189,22 @@ pub fn pct(a: u64, b: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_over_several_lines_is_masked_on_each() {
+        let lines = [
+            "key:",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "MIIEowIBAAKCAQEA7s3cr3t",
+            "-----END RSA PRIVATE KEY----- after",
+            "plain",
+        ];
+        let out = masked_lines(lines.iter().copied());
+        assert_eq!(
+            out,
+            ["key:", "[REDACTED:private-key]", "", " after", "plain"]
+        );
+    }
 
     #[test]
     fn message_text_masks_before_anything_is_clipped() {
