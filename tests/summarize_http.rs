@@ -499,3 +499,30 @@ fn a_missing_key_names_its_variable() {
     let key = ApiKey::new(KEY, "OPENAI_API_KEY").unwrap();
     assert_eq!(format!("{key} {key:?}"), "*** ApiKey(OPENAI_API_KEY=***)");
 }
+
+#[tokio::test]
+async fn a_key_echoed_across_deltas_never_streams_out() {
+    // The key arrives split over three deltas, between ordinary text.
+    let (a, b) = KEY.split_at(7);
+    let (b, c) = b.split_at(9);
+    let deltas = [
+        "Summary: the key was ",
+        a,
+        b,
+        c,
+        " — done. ",
+        "Ünïcode tail.",
+    ];
+    let server = TestServer::start(vec![Reply::sse(&openai_events(&deltas))]).await;
+    let s = openai(&server, fast());
+    let (r, got, _) = run(&s, &real_plan()).await;
+    let streamed: String = got.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(
+        streamed, "Summary: the key was *** — done. Ünïcode tail.",
+        "the stream is the summary, scrubbed, nothing lost"
+    );
+    assert!(got
+        .iter()
+        .all(|(d, _)| !d.contains(&KEY[..7]) || !d.contains(&KEY[7..])));
+    assert_eq!(r.unwrap().text, streamed);
+}

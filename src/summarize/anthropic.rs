@@ -114,7 +114,10 @@ impl Anthropic {
             model: &self.model,
         };
         let mut stream = MessageStream::default();
+        // A server that echoes the key back does not get it shown as it streams.
+        let sink = sink.guarding(self.key.expose());
         http::run(&call, &mut stream, &sink).await?;
+        sink.finish();
         Ok(Summary {
             // A server that echoes the key back does not get it shown or written.
             text: self.key.scrub(&stream.text),

@@ -52,20 +52,75 @@ pub struct Summary {
 }
 
 /// Where streamed text goes as it arrives: each delta once, in order. A closed receiver is
-/// not an error (the summary is still returned whole).
+/// not an error (the summary is still returned whole). A sink guarding a secret (the API key a
+/// server might echo back) holds back an ending that could start the secret until the next
+/// delta settles it, and shows the secret as `***`.
 #[derive(Debug, Clone, Default)]
-pub struct DeltaSink(Option<UnboundedSender<String>>);
+pub struct DeltaSink {
+    tx: Option<UnboundedSender<String>>,
+    guard: Option<std::sync::Arc<Guard>>,
+}
+
+#[derive(Debug)]
+struct Guard {
+    secret: String,
+    pending: std::sync::Mutex<String>,
+}
 
 impl DeltaSink {
     /// A sink that drops every delta.
     pub fn none() -> DeltaSink {
-        DeltaSink(None)
+        DeltaSink::default()
+    }
+
+    /// This sink, never passing `secret` on.
+    pub(crate) fn guarding(self, secret: &str) -> DeltaSink {
+        DeltaSink {
+            guard: Some(std::sync::Arc::new(Guard {
+                secret: secret.to_string(),
+                pending: std::sync::Mutex::new(String::new()),
+            })),
+            ..self
+        }
     }
 
     pub fn send(&self, delta: &str) {
-        if let Some(tx) = &self.0 {
-            if !delta.is_empty() {
-                let _ = tx.send(delta.to_string());
+        let Some(g) = &self.guard else {
+            return self.pass(delta);
+        };
+        let Ok(mut pending) = g.pending.lock() else {
+            return;
+        };
+        pending.push_str(delta);
+        let scrubbed = pending.replace(&g.secret, "***");
+        // An ending that could be the start of the secret stays back (one of fewer than
+        // three characters gives nothing away and is passed on).
+        let keep = (3..g.secret.len())
+            .rev()
+            .find(|&l| g.secret.is_char_boundary(l) && scrubbed.ends_with(&g.secret[..l]))
+            .unwrap_or(0);
+        let cut = scrubbed.len() - keep;
+        *pending = scrubbed[cut..].to_string();
+        drop(pending);
+        self.pass(&scrubbed[..cut]);
+    }
+
+    /// Passes on what a guarding sink still holds (the stream has ended).
+    pub(crate) fn finish(&self) {
+        if let Some(g) = &self.guard {
+            let rest = g
+                .pending
+                .lock()
+                .map(|mut p| std::mem::take(&mut *p))
+                .unwrap_or_default();
+            self.pass(&rest.replace(&g.secret, "***"));
+        }
+    }
+
+    fn pass(&self, text: &str) {
+        if let Some(tx) = &self.tx {
+            if !text.is_empty() {
+                let _ = tx.send(text.to_string());
             }
         }
     }
@@ -73,7 +128,10 @@ impl DeltaSink {
 
 impl From<UnboundedSender<String>> for DeltaSink {
     fn from(tx: UnboundedSender<String>) -> DeltaSink {
-        DeltaSink(Some(tx))
+        DeltaSink {
+            tx: Some(tx),
+            guard: None,
+        }
     }
 }
 

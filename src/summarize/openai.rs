@@ -97,7 +97,10 @@ impl OpenAi {
             model: &self.model,
         };
         let mut stream = ChatStream::default();
+        // A server that echoes the key back does not get it shown as it streams.
+        let sink = sink.guarding(self.key.expose());
         http::run(&call, &mut stream, &sink).await?;
+        sink.finish();
         Ok(Summary {
             // A server that echoes the key back does not get it shown or written.
             text: self.key.scrub(&stream.text),
