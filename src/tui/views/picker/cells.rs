@@ -218,12 +218,13 @@ mod tests {
                 "0a1b",
             ),
             (
-                "/h/.gemini/tmp/proj1/chats/session-x.jsonl",
+                // Gemini CLI keeps its chats under `.gemini/tmp/<project>/`.
+                concat!("/h/.gemini/", "tmp", "/proj1/chats/session-x.jsonl"),
                 Format::GeminiCli,
                 "proj1",
             ),
             (
-                "/h/.gemini/tmp/proj1/checkpoint-a.json",
+                concat!("/h/.gemini/", "tmp", "/proj1/checkpoint-a.json"),
                 Format::GeminiCli,
                 "proj1",
             ),
