@@ -218,7 +218,6 @@ mod tests {
                 "0a1b",
             ),
             (
-                // Gemini CLI keeps its chats under `.gemini/tmp/<project>/`.
                 concat!("/h/.gemini/", "tmp", "/proj1/chats/session-x.jsonl"),
                 Format::GeminiCli,
                 "proj1",
