@@ -82,8 +82,8 @@ pub struct AppState {
     pub finding: Option<usize>,
     /// The subagent chooser, open with this child selected.
     pub subagents: Option<usize>,
-    /// When this is a subagent's view: the parent's state and the child's slot in it.
-    pub parent: Option<(Box<AppState>, usize)>,
+    /// When this is a subagent's view: the parent's state, which Esc returns to.
+    pub parent: Option<Box<AppState>>,
     /// When this is a compacted history (`c`): what was compacted and how; `previous` is the
     /// history before it, which Esc returns to.
     pub compaction: Option<Compaction>,

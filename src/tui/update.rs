@@ -629,13 +629,11 @@ fn enter_child(state: &mut AppState, slot: usize) {
     child_state.viewport = state.viewport;
     child_state.layout = state.layout.clone();
     let parent = std::mem::replace(state, child_state);
-    state.parent = Some((Box::new(parent), slot));
+    state.parent = Some(Box::new(parent));
 }
 
 fn leave_child(state: &mut AppState) {
-    let Some((parent, slot)) = state.parent.take() else {
-        return;
-    };
-    let _ = slot;
-    *state = *parent;
+    if let Some(parent) = state.parent.take() {
+        *state = *parent;
+    }
 }
