@@ -113,19 +113,7 @@ impl Anthropic {
             key: &self.key,
             model: &self.model,
         };
-        let mut stream = MessageStream::default();
-        // A server that echoes the key back does not get it shown as it streams.
-        let sink = sink.guarding(self.key.expose());
-        http::run(&call, &mut stream, &sink).await?;
-        sink.finish();
-        Ok(Summary {
-            // A server that echoes the key back does not get it shown or written.
-            text: self.key.scrub(&stream.text),
-            model: stream.model.unwrap_or_else(|| self.model.clone()),
-            input_tokens: stream.input_tokens,
-            output_tokens: stream.output_tokens,
-            masked_secrets: prepared.masked,
-        })
+        http::summarize::<MessageStream>(&call, sink, prepared.masked).await
     }
 }
 
@@ -218,6 +206,10 @@ impl MessageStream {
 }
 
 impl Decoder for MessageStream {
+    fn answer(self) -> (String, Option<String>, Option<u64>, Option<u64>) {
+        (self.text, self.model, self.input_tokens, self.output_tokens)
+    }
+
     fn event(&mut self, event: &SseEvent, sink: &DeltaSink) -> Result<(), SummarizeError> {
         let data: Value = serde_json::from_str(&event.data).map_err(|_| {
             SummarizeError::Malformed(format!("an event is not JSON: {}", preview(&event.data)))

@@ -88,6 +88,29 @@ pub(crate) trait Decoder {
     }
     /// Characters of text received so far.
     fn chars(&self) -> usize;
+    /// The answer as read: text, the model that answered, input and output tokens.
+    fn answer(self) -> (String, Option<String>, Option<u64>, Option<u64>);
+}
+
+/// Runs `call` through a fresh `D` and returns the summary. A server that echoes the key back
+/// does not get it shown as it streams, nor returned.
+pub(crate) async fn summarize<D: Decoder + Default>(
+    call: &Call<'_>,
+    sink: DeltaSink,
+    masked: usize,
+) -> Result<super::Summary, SummarizeError> {
+    let mut decoder = D::default();
+    let sink = sink.guarding(call.key.expose());
+    run(call, &mut decoder, &sink).await?;
+    sink.finish();
+    let (text, model, input_tokens, output_tokens) = decoder.answer();
+    Ok(super::Summary {
+        text: call.key.scrub(&text),
+        model: model.unwrap_or_else(|| call.model.to_string()),
+        input_tokens,
+        output_tokens,
+        masked_secrets: masked,
+    })
 }
 
 /// One summarizer request.
