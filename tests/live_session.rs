@@ -44,38 +44,70 @@ fn shape(session: &ctxray::session::Session) -> Vec<(Vec<usize>, &'static str, u
 }
 
 fn follow_matches_batch_parse(fixture_name: &str) {
-    let full = fixture(fixture_name);
+    follow_bytes_matches_batch_parse(&fixture(fixture_name), "live.jsonl", 1);
+}
+
+/// Every message and mark, in full, to compare two parses exactly.
+fn debug_messages(session: &ctxray::session::Session) -> Vec<String> {
+    session.messages.iter().map(|m| format!("{m:?}")).collect()
+}
+
+/// Follows `full` written half a line at a time: after every poll the followed session equals
+/// the batch parse of the same bytes exactly, and the messages before the reported
+/// `first_changed` are exactly those of the previous poll. The batch parse is compared after
+/// every `every`-th line (and the last).
+fn follow_bytes_matches_batch_parse(full: &[u8], name: &str, every: usize) {
     let all_lines: Vec<&[u8]> = full.split_inclusive(|&b| b == b'\n').collect();
-    let (_dir, path) = temp_file("live.jsonl", all_lines[0]);
+    let (_dir, path) = temp_file(name, all_lines[0]);
     let mut live = LiveFile::open(&path, None).unwrap();
     let mut written = all_lines[0].to_vec();
-    for line in &all_lines[1..] {
+    let mut previous = live.session().map(debug_messages).unwrap_or_default();
+    for (n, line) in all_lines.iter().enumerate().skip(1) {
         let (head, tail) = line.split_at(line.len() / 2);
+        let compare = n % every == 0 || n + 1 == all_lines.len();
         for half in [head, tail] {
             append(&path, half);
             written.extend_from_slice(half);
             let before = live.session().map_or(0, |s| s.messages.len());
             let update = live.poll().unwrap();
-            let expected = load_bytes(written.clone(), Some(path.clone()), "x", None).unwrap();
             let shown = live.session().unwrap();
-            if written.ends_with(b"\n") {
+            let now = debug_messages(shown);
+            if compare && written.ends_with(b"\n") {
+                let expected = load_bytes(written.clone(), Some(path.clone()), "x", None).unwrap();
                 assert_eq!(
-                    shape(shown),
-                    shape(&expected),
+                    now,
+                    debug_messages(&expected),
                     "after {} bytes",
                     written.len()
                 );
+                assert_eq!(
+                    format!("{:?}", shown.marks),
+                    format!("{:?}", expected.marks)
+                );
                 assert_eq!(shown.source.skipped, expected.source.skipped);
+                assert_eq!(shown.source.records, expected.source.records);
+                assert_eq!(shown.source.record_indices, expected.source.record_indices);
+                assert_eq!(shown.children.len(), expected.children.len());
             }
             if let LiveUpdate::Changed { first_changed } = update {
                 assert!(first_changed <= before);
+                assert_eq!(
+                    now[..first_changed.min(now.len())],
+                    previous[..first_changed.min(previous.len())],
+                    "a message before first_changed {first_changed} changed, after {} bytes",
+                    written.len()
+                );
             }
+            previous = now;
         }
     }
     let last = live.session().unwrap();
     assert_eq!(
         last.messages.len(),
-        load_bytes(full, None, "x", None).unwrap().messages.len()
+        load_bytes(full.to_vec(), None, "x", None)
+            .unwrap()
+            .messages
+            .len()
     );
 }
 
@@ -87,6 +119,25 @@ fn a_followed_claude_code_session_equals_the_batch_parse_after_every_line() {
 #[test]
 fn a_followed_codex_session_equals_the_batch_parse_after_every_line() {
     follow_matches_batch_parse("codex/local-compaction.jsonl");
+    follow_matches_batch_parse("codex/older-cli.jsonl");
+}
+
+#[test]
+fn followed_real_sessions_equal_the_batch_parse_after_every_line() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
+    let mut followed = 0;
+    for dir in ["claude_code", "codex"] {
+        for entry in fs::read_dir(samples.join(dir)).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let bytes = fs::read(&path).unwrap();
+                let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+                follow_bytes_matches_batch_parse(&bytes, "live.jsonl", (lines / 60).max(1));
+                followed += 1;
+            }
+        }
+    }
+    assert!(followed >= 5, "only {followed} samples");
 }
 
 #[test]

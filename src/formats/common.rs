@@ -3,9 +3,10 @@
 //! Owns: JSONL splitting (with byte ranges and malformed-line reports), whole-document JSON,
 //! zip detection, and typed accessors over `serde_json::Value`. It knows no format.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -40,11 +41,88 @@ impl Item<'_> {
 #[derive(Debug)]
 pub enum Doc {
     /// JSON Lines (one record per line; a one-line file is one record).
-    Lines(Vec<Record>),
+    Lines(Lines),
     /// One JSON document spanning several lines.
     Json(Value),
     /// A zip archive (inspect_ai `.eval`).
     Zip,
+}
+
+/// The valid lines of a JSONL source. Every line is checked when the source is split (so the
+/// skipped lines are known at once), but its JSON value is built only when a parser asks:
+/// all at once ([`Loaded::lines`]) or one at a time ([`Loaded::each_line`], which keeps no
+/// more than one value alive, so a huge session never holds its whole tree in memory).
+#[derive(Debug, Default)]
+pub struct Lines {
+    spans: Vec<Span>,
+    values: OnceLock<Vec<Value>>,
+}
+
+/// One valid line: its 0-based number and trimmed byte range.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    index: usize,
+    start: usize,
+    end: usize,
+}
+
+impl Lines {
+    fn of_records(records: Vec<Record>) -> Lines {
+        let spans = records
+            .iter()
+            .map(|r| Span {
+                index: r.index,
+                start: r.range.start,
+                end: r.range.end,
+            })
+            .collect();
+        let values = OnceLock::from(records.into_iter().map(|r| r.value).collect::<Vec<_>>());
+        Lines { spans, values }
+    }
+
+    /// Number of valid lines.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Every line's value, built on first use.
+    fn values(&self, buffer: &[u8]) -> &[Value] {
+        self.values
+            .get_or_init(|| self.spans.iter().map(|s| s.parse(buffer)).collect())
+    }
+
+    /// The values of the first `n` lines (built alone when the others were not).
+    pub fn head(&self, buffer: &[u8], n: usize) -> Vec<Cow<'_, Value>> {
+        match self.values.get() {
+            Some(values) => values.iter().take(n).map(Cow::Borrowed).collect(),
+            None => self
+                .spans
+                .iter()
+                .take(n)
+                .map(|s| Cow::Owned(s.parse(buffer)))
+                .collect(),
+        }
+    }
+}
+
+impl Span {
+    fn item<'a>(&self, value: &'a Value) -> Item<'a> {
+        Item {
+            index: self.index,
+            range: Some((self.start, self.end)),
+            value,
+        }
+    }
+
+    /// The line's value. The line was checked when it was split, so this cannot fail but for
+    /// memory; a failure gives `null`, which every parser reads as a record of no known type.
+    fn parse(&self, buffer: &[u8]) -> Value {
+        serde_json::from_slice(&buffer[self.start..self.end]).unwrap_or(Value::Null)
+    }
 }
 
 /// A source read into memory and split, before any format is applied.
@@ -102,7 +180,7 @@ impl Loaded {
     pub fn record_indices(&self) -> Vec<usize> {
         match &self.doc {
             Doc::Lines(lines) => {
-                let mut all: Vec<usize> = lines.iter().map(|r| r.index).collect();
+                let mut all: Vec<usize> = lines.spans.iter().map(|s| s.index).collect();
                 all.extend(self.skipped.iter().map(|s| s.line.saturating_sub(1)));
                 all.sort_unstable();
                 all
@@ -112,19 +190,50 @@ impl Loaded {
         }
     }
 
-    /// The JSONL lines as items (empty for a multi-line JSON document).
+    /// The JSONL lines as items (empty for a multi-line JSON document). This builds every
+    /// line's value and keeps them; a parser that reads lines in order uses
+    /// [`Loaded::each_line`] instead.
     pub fn lines(&self) -> Vec<Item<'_>> {
         match &self.doc {
             Doc::Lines(lines) => lines
+                .spans
                 .iter()
-                .map(|r| Item {
-                    index: r.index,
-                    range: Some((r.range.start, r.range.end)),
-                    value: &r.value,
+                .zip(lines.values(&self.buffer))
+                .map(|(s, value)| Item {
+                    index: s.index,
+                    range: Some((s.start, s.end)),
+                    value,
                 })
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Calls `f` with each JSONL line in order, building one line's value at a time (or
+    /// reusing the values [`Loaded::lines`] already built). Nothing for a JSON document.
+    pub fn each_line(&self, mut f: impl FnMut(Item<'_>)) {
+        self.find_map_line(|item| -> Option<()> {
+            f(item);
+            None
+        });
+    }
+
+    /// [`Loaded::each_line`] until `f` returns something, which is returned.
+    pub fn find_map_line<T>(&self, mut f: impl FnMut(Item<'_>) -> Option<T>) -> Option<T> {
+        let Doc::Lines(lines) = &self.doc else {
+            return None;
+        };
+        if let Some(values) = lines.values.get() {
+            return lines
+                .spans
+                .iter()
+                .zip(values)
+                .find_map(|(s, value)| f(s.item(value)));
+        }
+        lines.spans.iter().find_map(|s| {
+            let value = s.parse(&self.buffer);
+            f(s.item(&value))
+        })
     }
 
     /// The whole document as one JSON value: the document itself, or the only line of a
@@ -132,16 +241,16 @@ impl Loaded {
     pub fn document(&self) -> Option<&Value> {
         match &self.doc {
             Doc::Json(v) => Some(v),
-            Doc::Lines(lines) if lines.len() == 1 => Some(&lines[0].value),
+            Doc::Lines(lines) if lines.len() == 1 => lines.values(&self.buffer).first(),
             _ => None,
         }
     }
 
     /// Byte range of the whole document (`document()`).
-    fn document_range(&self) -> Option<Range<usize>> {
+    pub fn document_range(&self) -> Option<Range<usize>> {
         match &self.doc {
             Doc::Json(_) => Some(self.start..self.buffer.len()),
-            Doc::Lines(lines) if lines.len() == 1 => Some(lines[0].range.clone()),
+            Doc::Lines(lines) if lines.len() == 1 => lines.spans.first().map(|s| s.start..s.end),
             _ => None,
         }
     }
@@ -195,15 +304,15 @@ fn split(
         match serde_json::from_slice::<Value>(body) {
             Ok(value) if rest_empty && first_parses => {
                 let end = start + first_end;
-                return Ok(Doc::Lines(vec![Record {
+                return Ok(Doc::Lines(Lines::of_records(vec![Record {
                     index: 0,
                     range: start..trimmed_end(buffer, start, end),
                     value,
-                }]));
+                }])));
             }
             Ok(value) => return Ok(Doc::Json(value)),
             Err(whole) => {
-                let lines = split_lines(buffer, start, skipped);
+                let lines = check_lines(buffer, start, skipped);
                 if lines.is_empty() {
                     skipped.clear();
                     let why = describe_json_error(body, &whole);
@@ -222,38 +331,92 @@ fn split(
             }
         }
     }
-    Ok(Doc::Lines(split_lines(buffer, start, skipped)))
+    Ok(Doc::Lines(check_lines(buffer, start, skipped)))
 }
 
-/// Parses every non-empty line; lines that are not JSON objects or arrays are reported.
-fn split_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Vec<Record> {
-    let mut records = Vec::new();
-    let mut pos = start;
+/// Checks every non-empty line (without building its value); lines that are not JSON
+/// objects or arrays are reported. Large sources are checked on all cores, in slices that
+/// start at a line.
+fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines {
+    let body = &buffer[start..];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pieces = if body.len() < PARALLEL_CHECK_MIN {
+        1
+    } else {
+        threads.min(8)
+    };
+    let mut cuts = vec![start];
+    for k in 1..pieces {
+        let at = start + body.len() * k / pieces;
+        let prev = *cuts.last().unwrap_or(&start);
+        let next = memchr::memchr(b'\n', &buffer[at.max(prev)..]).map(|i| at.max(prev) + i + 1);
+        match next {
+            Some(n) if n < buffer.len() => cuts.push(n),
+            _ => break,
+        }
+    }
+    cuts.push(buffer.len());
+    let checked: Vec<(Vec<Span>, Vec<Skipped>, usize)> = if cuts.len() == 2 {
+        vec![check_slice(buffer, start, buffer.len())]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = cuts
+                .windows(2)
+                .map(|w| {
+                    let (a, b) = (w[0], w[1]);
+                    scope.spawn(move || check_slice(buffer, a, b))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    };
+    // Line numbers restart at 0 in each slice: shift them by the lines before it.
+    let mut lines = Lines::default();
+    let mut before = 0usize;
+    for (spans, skips, count) in checked {
+        lines.spans.extend(spans.into_iter().map(|mut s| {
+            s.index += before;
+            s
+        }));
+        skipped.extend(skips.into_iter().map(|mut k| {
+            k.line += before;
+            k
+        }));
+        before += count;
+    }
+    lines
+}
+
+/// Below this many bytes the lines are checked on one thread.
+const PARALLEL_CHECK_MIN: usize = 4 << 20;
+
+/// Checks the lines of `buffer[from..to]` (which starts at a line); numbers are relative to
+/// the slice. Returns the valid lines, the skipped ones, and how many lines the slice holds.
+fn check_slice(buffer: &[u8], from: usize, to: usize) -> (Vec<Span>, Vec<Skipped>, usize) {
+    let mut spans = Vec::new();
+    let mut skipped = Vec::new();
+    let mut pos = from;
     let mut number = 0usize;
-    while pos < buffer.len() {
-        let end = buffer[pos..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(buffer.len(), |i| pos + i);
+    while pos < to {
+        let end = memchr::memchr(b'\n', &buffer[pos..to]).map_or(to, |i| pos + i);
         let last = end == buffer.len();
         let line = trim_line(&buffer[pos..end]);
         if !line.is_empty() {
-            match serde_json::from_slice::<Value>(line) {
-                Ok(value) if value.is_object() || value.is_array() => records.push(Record {
+            match check_line(line) {
+                Ok(()) => spans.push(Span {
                     index: number,
-                    range: pos..trimmed_end(buffer, pos, end),
-                    value,
+                    start: pos,
+                    end: pos + line.len(),
                 }),
-                Ok(_) => skipped.push(Skipped {
+                Err(reason) => skipped.push(Skipped {
                     line: number + 1,
-                    reason: "expected a JSON object, found a bare value".to_string(),
-                }),
-                Err(e) => skipped.push(Skipped {
-                    line: number + 1,
-                    reason: if last && e.is_eof() {
+                    reason: if last && reason.is_eof() {
                         "truncated last line (incomplete JSON)".to_string()
                     } else {
-                        describe_json_error(line, &e)
+                        reason.describe(line)
                     },
                 }),
             }
@@ -261,7 +424,83 @@ fn split_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Vec<R
         number += 1;
         pos = end + 1;
     }
-    records
+    (spans, skipped, number)
+}
+
+/// Why a line is not a record.
+enum BadLine {
+    Bare,
+    Json(serde_json::Error),
+}
+
+impl BadLine {
+    fn is_eof(&self) -> bool {
+        matches!(self, BadLine::Json(e) if e.is_eof())
+    }
+
+    fn describe(&self, line: &[u8]) -> String {
+        match self {
+            BadLine::Bare => "expected a JSON object, found a bare value".to_string(),
+            BadLine::Json(e) => describe_json_error(line, e),
+        }
+    }
+}
+
+/// Whether a (trimmed, non-empty) line is one JSON object or array, without building it.
+fn check_line(line: &[u8]) -> Result<(), BadLine> {
+    serde_json::from_slice::<Checked>(line).map_err(BadLine::Json)?;
+    // Valid JSON whose first byte opens an object or array is one.
+    match line.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{' | b'[') => Ok(()),
+        _ => Err(BadLine::Bare),
+    }
+}
+
+/// A JSON value read and thrown away, accepted exactly when a `Value` would be: unlike
+/// `IgnoredAny`, it goes through `deserialize_any`, so numbers out of range and nesting past
+/// the depth limit fail here as they fail there.
+struct Checked;
+
+impl<'de> serde::Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
+        d.deserialize_any(CheckVisitor)
+    }
+}
+
+struct CheckVisitor;
+
+impl<'de> serde::de::Visitor<'de> for CheckVisitor {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
 }
 
 /// What is wrong with bytes `serde_json` refused, in the reader's words: bytes that are not

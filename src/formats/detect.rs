@@ -15,14 +15,14 @@ const PROBE_LINES: usize = 64;
 pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
     let found = match &loaded.doc {
         Doc::Zip => Some(Format::InspectAi),
-        Doc::Lines(lines) if lines.len() == 1 => {
-            detect_line(&lines[0].value).or_else(|| detect_document(&lines[0].value))
-        }
+        Doc::Lines(lines) if lines.len() == 1 => loaded
+            .document()
+            .and_then(|v| detect_line(v).or_else(|| detect_document(v))),
         Doc::Lines(lines) => lines
+            .head(&loaded.buffer, PROBE_LINES)
             .iter()
-            .take(PROBE_LINES)
-            .find_map(|r| detect_line(&r.value))
-            .or_else(|| detect_messages(lines.iter().map(|r| &r.value))),
+            .find_map(|v| detect_line(v))
+            .or_else(|| detect_messages(loaded.lines().iter().map(|i| i.value))),
         Doc::Json(value) => detect_document(value),
     };
     found.ok_or_else(|| {

@@ -9,6 +9,7 @@ pub mod detect;
 pub mod image;
 pub(crate) mod shared;
 pub mod spans;
+pub mod stream;
 
 mod agent_framework;
 mod anthropic;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 
 use crate::session::{Format, Session};
 pub use common::{Doc, Loaded, Record};
+pub use stream::{Fed, Stream};
 
 /// Why a source could not be loaded. Each message names the file, and the line where one applies.
 #[derive(Debug, thiserror::Error)]

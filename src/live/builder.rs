@@ -4,19 +4,21 @@
 //! shown (when it is already a whole JSON value, or when the source only parses with it, as a
 //! JSON document without a final newline), and telling the caller which messages changed.
 //!
-//! The approach is the simplest correct one: every change re-parses the whole accumulated
-//! buffer with `formats::load_bytes`, so merging rules (Claude Code's streamed lines, Codex
-//! usage attached to an earlier message, compaction marks) stay exactly those of the batch
-//! parsers. Incremental parsing per format is future work. It must not do IO itself beyond
-//! what `load_bytes` does (Claude Code subagent files beside the session) nor know the UI.
+//! Formats read a line at a time (Claude Code, Codex JSONL) are kept open as a
+//! [`Stream`]: new complete lines are fed to it, and only they are parsed. Everything else —
+//! other formats, JSON documents, a last line shown before its newline, new lines that change
+//! how earlier ones read — re-parses the whole accumulated buffer with the batch parsers, so
+//! merging rules stay exactly theirs. It must not do IO itself beyond what the parsers do
+//! (Claude Code subagent files beside the session) nor know the UI.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::lines::{trim_end, Batch};
 use super::tail::{TailEvent, TailReader};
 use super::LiveError;
-use crate::formats::load_bytes;
-use crate::session::{Format, Message, Session};
+use crate::formats::{detect, Fed, Loaded, Record, Stream};
+use crate::session::{Format, Message, Session, Skipped};
 
 /// What changed in the session after new input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +31,30 @@ pub enum LiveUpdate {
     Reloaded,
 }
 
+/// The session as last built: kept open for more lines, or parsed whole.
+enum Built {
+    Stream(Stream),
+    Whole(Session),
+}
+
+impl Built {
+    fn session(&self) -> &Session {
+        match self {
+            Built::Stream(s) => s.session(),
+            Built::Whole(s) => s,
+        }
+    }
+}
+
+impl std::fmt::Debug for Built {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Built::Stream(_) => f.write_str("Stream"),
+            Built::Whole(_) => f.write_str("Whole"),
+        }
+    }
+}
+
 /// A session rebuilt from a growing source.
 #[derive(Debug)]
 pub struct LiveSession {
@@ -36,11 +62,19 @@ pub struct LiveSession {
     format: Option<Format>,
     path: Option<PathBuf>,
     shown: String,
-    session: Option<Session>,
-    /// Bytes of complete lines at the start of `session.buffer`.
+    built: Option<Built>,
+    /// The source's bytes of complete lines (and of an unterminated last line, when the last
+    /// parse had to include it), as the session's messages point into them.
+    buffer: Arc<Vec<u8>>,
+    /// Bytes of complete lines at the start of `buffer`.
     committed: usize,
     /// Complete lines not yet in a successfully parsed session.
     backlog: Vec<u8>,
+    /// Their records and skipped lines, kept only while a stream can take them.
+    backlog_records: Vec<Record>,
+    backlog_skipped: Vec<Skipped>,
+    /// Some backlog lines came unparsed: no stream can take them.
+    backlog_unparsed: bool,
     /// Length of the unterminated last line at the last parse.
     pending_seen: usize,
 }
@@ -52,16 +86,20 @@ impl LiveSession {
             format: from,
             path,
             shown: shown.to_string(),
-            session: None,
+            built: None,
+            buffer: Arc::default(),
             committed: 0,
             backlog: Vec::new(),
+            backlog_records: Vec::new(),
+            backlog_skipped: Vec::new(),
+            backlog_unparsed: false,
             pending_seen: 0,
         }
     }
 
     /// The session as of the last successful parse (none before the first).
     pub fn session(&self) -> Option<&Session> {
-        self.session.as_ref()
+        self.built.as_ref().map(Built::session)
     }
 
     pub fn format(&self) -> Option<Format> {
@@ -70,9 +108,13 @@ impl LiveSession {
 
     /// Forgets everything read (the source was replaced); the format is kept.
     pub fn reset(&mut self) {
-        self.session = None;
+        self.built = None;
+        self.buffer = Arc::default();
         self.committed = 0;
         self.backlog.clear();
+        self.backlog_records.clear();
+        self.backlog_skipped.clear();
+        self.backlog_unparsed = false;
         self.pending_seen = 0;
     }
 
@@ -80,9 +122,17 @@ impl LiveSession {
     /// On a parse error the previous session stays and the lines are kept for the next try.
     pub fn apply(&mut self, batch: &Batch, pending: &[u8]) -> Result<LiveUpdate, LiveError> {
         self.backlog.extend_from_slice(&batch.bytes);
+        if batch.unparsed {
+            // Lines only the whole source's parse reads.
+            self.backlog_unparsed = true;
+        } else if matches!(self.built, Some(Built::Stream(_))) {
+            self.backlog_records.extend(batch.records.iter().cloned());
+            self.backlog_skipped.extend(batch.skipped.iter().cloned());
+        }
         let new_lines = !batch.records.is_empty()
             || !batch.skipped.is_empty()
-            || (self.session.is_none() && !batch.is_empty());
+            || (batch.unparsed && !batch.is_empty())
+            || (self.built.is_none() && !batch.is_empty());
         let new_pending = pending.len() != self.pending_seen && shows_alone(pending);
         if !new_lines && !new_pending {
             return Ok(LiveUpdate::Unchanged);
@@ -92,29 +142,75 @@ impl LiveSession {
 
     fn rebuild(&mut self, pending: &[u8]) -> Result<LiveUpdate, LiveError> {
         let with_pending = shows_alone(pending);
+        if !with_pending {
+            if let Some(update) = self.feed_stream() {
+                self.pending_seen = pending.len();
+                return Ok(update);
+            }
+        }
         let parsed = match self.parse(pending, with_pending) {
             Err(_) if !with_pending && !trim_end(pending).is_empty() => self.parse(pending, true),
             other => other,
         };
-        let (session, committed) = parsed?;
-        let first_changed = match &self.session {
-            Some(old) => first_difference(&old.messages, &session.messages),
+        let (built, buffer, committed) = parsed?;
+        let first_changed = match &self.built {
+            Some(old) => first_difference(&old.session().messages, &built.session().messages),
             None => 0,
         };
-        self.format = Some(session.format);
-        self.session = Some(session);
+        self.format = Some(built.session().format);
+        self.built = Some(built);
+        self.buffer = buffer;
         self.committed = committed;
-        self.backlog.clear();
+        self.clear_backlog();
         self.pending_seen = pending.len();
         Ok(LiveUpdate::Changed { first_changed })
     }
 
-    /// Parses the committed bytes, the backlog and (if asked) the unterminated last line.
-    fn parse(&self, pending: &[u8], with_pending: bool) -> Result<(Session, usize), LiveError> {
-        let base = match &self.session {
-            Some(s) => s.buffer.get(..self.committed).unwrap_or_default(),
-            None => &[],
+    fn clear_backlog(&mut self) {
+        self.backlog.clear();
+        self.backlog_records.clear();
+        self.backlog_skipped.clear();
+        self.backlog_unparsed = false;
+    }
+
+    /// Feeds the backlog to the open stream, if there is one and the buffer holds only
+    /// complete lines. `None`: the whole source must be parsed again.
+    fn feed_stream(&mut self) -> Option<LiveUpdate> {
+        let Some(Built::Stream(stream)) = &mut self.built else {
+            return None;
         };
+        if self.buffer.len() != self.committed || self.backlog_unparsed {
+            return None;
+        }
+        let mut buffer = std::mem::take(&mut self.buffer);
+        Arc::make_mut(&mut buffer).extend_from_slice(&self.backlog);
+        let fed = stream.feed(&self.backlog_records, &self.backlog_skipped, &buffer);
+        self.committed = buffer.len();
+        self.buffer = buffer;
+        match fed {
+            Fed::Changed { first_changed } => {
+                self.clear_backlog();
+                Some(LiveUpdate::Changed { first_changed })
+            }
+            Fed::Restart => {
+                // The lines are in the buffer now; the whole of it is read again.
+                self.built = None;
+                self.clear_backlog();
+                self.backlog = std::mem::take(Arc::make_mut(&mut self.buffer));
+                self.committed = 0;
+                None
+            }
+        }
+    }
+
+    /// Parses the committed bytes, the backlog and (if asked) the unterminated last line: kept
+    /// open as a stream where the format allows and no unterminated line is included.
+    fn parse(
+        &self,
+        pending: &[u8],
+        with_pending: bool,
+    ) -> Result<(Built, Arc<Vec<u8>>, usize), LiveError> {
+        let base = self.buffer.get(..self.committed).unwrap_or_default();
         let extra = if with_pending { pending.len() } else { 0 };
         let mut bytes = Vec::with_capacity(base.len() + self.backlog.len() + extra);
         bytes.extend_from_slice(base);
@@ -123,8 +219,19 @@ impl LiveSession {
         if with_pending {
             bytes.extend_from_slice(pending);
         }
-        let session = load_bytes(bytes, self.path.clone(), &self.shown, self.format)?;
-        Ok((session, committed))
+        let loaded = Loaded::new(bytes, self.path.clone(), &self.shown)?;
+        let format = match self.format {
+            Some(f) => f,
+            None => detect::detect(&loaded)?,
+        };
+        let buffer = Arc::clone(&loaded.buffer);
+        if !with_pending {
+            if let Some(stream) = Stream::open(format, &loaded) {
+                return Ok((Built::Stream(stream?), buffer, committed));
+            }
+        }
+        let session = crate::formats::parse(format, &loaded)?;
+        Ok((Built::Whole(session), buffer, committed))
     }
 }
 
@@ -161,7 +268,7 @@ impl LiveFile {
     /// Opens and parses `path`. An empty or not yet parsable file is not an error: the
     /// session appears with the first poll that parses.
     pub fn open(path: &Path, from: Option<Format>) -> Result<LiveFile, LiveError> {
-        let (tail, batch) = TailReader::open(path)?;
+        let (tail, batch) = TailReader::open_unparsed(path)?;
         let shown = path.display().to_string();
         let mut live = LiveSession::new(from, Some(path.to_path_buf()), &shown);
         let pending = tail.pending().to_vec();

@@ -30,6 +30,9 @@ pub struct Batch {
     pub records: Vec<Record>,
     /// Non-empty lines that are not (1-based line numbers, as `formats` reports them).
     pub skipped: Vec<Skipped>,
+    /// The lines were split but not parsed (`records` and `skipped` are empty): the reader
+    /// parses them with the rest of the source.
+    pub unparsed: bool,
 }
 
 impl Batch {
@@ -50,6 +53,7 @@ impl Batch {
             return;
         }
         self.line_count += next.line_count;
+        self.unparsed |= next.unparsed;
         self.bytes.extend_from_slice(&next.bytes);
         self.records.extend(next.records);
         self.skipped.extend(next.skipped);
@@ -65,6 +69,8 @@ pub struct LineSplitter {
     offset: u64,
     /// 0-based number of the line `pending` begins.
     line: usize,
+    /// Lines are split without being parsed (see [`LineSplitter::feed_unparsed`]).
+    unparsed: bool,
 }
 
 impl LineSplitter {
@@ -93,6 +99,15 @@ impl LineSplitter {
     }
 
     /// Takes a chunk; returns the lines it completes (empty when it completes none).
+    /// [`LineSplitter::feed`] without parsing the lines: for a first read of a whole file,
+    /// which its reader parses as one source anyway.
+    pub fn feed_unparsed(&mut self, chunk: Vec<u8>) -> Batch {
+        self.unparsed = true;
+        let batch = self.feed(chunk);
+        self.unparsed = false;
+        batch
+    }
+
     pub fn feed(&mut self, mut chunk: Vec<u8>) -> Batch {
         let Some(last_newline) = chunk.iter().rposition(|&b| b == b'\n') else {
             self.pending.extend_from_slice(&chunk);
@@ -139,7 +154,11 @@ impl LineSplitter {
                 Some(rest) if start == 0 => (rest, BOM.len()),
                 _ => (body, 0),
             };
-            parse_line(body, self.line, start + skip, last, &mut batch);
+            if self.unparsed {
+                batch.unparsed = true;
+            } else {
+                parse_line(body, self.line, start + skip, last, &mut batch);
+            }
             start += piece.len();
             self.line += 1;
         }

@@ -56,7 +56,15 @@ impl TailReader {
     /// Opens `path` and reads the complete lines already there.
     pub fn open(path: &Path) -> Result<(TailReader, Batch), LiveError> {
         let mut reader = TailReader::attach(path)?;
-        let batch = reader.read_new()?;
+        let batch = reader.read_new(true)?;
+        Ok((reader, batch))
+    }
+
+    /// [`TailReader::open`] without parsing the lines already there (`Batch::unparsed`), for
+    /// a caller that reads them as one source.
+    pub fn open_unparsed(path: &Path) -> Result<(TailReader, Batch), LiveError> {
+        let mut reader = TailReader::attach(path)?;
+        let batch = reader.read_new(false)?;
         Ok((reader, batch))
     }
 
@@ -80,7 +88,7 @@ impl TailReader {
             *self = TailReader::attach(&self.path)?;
             return Ok(TailEvent::Reset(reason));
         }
-        let batch = self.read_new()?;
+        let batch = self.read_new(true)?;
         Ok(if batch.is_empty() {
             TailEvent::Idle
         } else {
@@ -144,8 +152,8 @@ impl TailReader {
         Ok(head)
     }
 
-    /// Reads from the last offset to the end of the file.
-    fn read_new(&mut self) -> Result<Batch, LiveError> {
+    /// Reads from the last offset to the end of the file, parsing the lines if asked.
+    fn read_new(&mut self, parse: bool) -> Result<Batch, LiveError> {
         let mut chunk = Vec::new();
         self.file
             .seek(SeekFrom::Start(self.splitter.consumed()))
@@ -153,7 +161,11 @@ impl TailReader {
             .map_err(|e| LiveError::io(&self.shown, e))?;
         let missing = HEAD_LEN.saturating_sub(self.head.len());
         self.head.extend(chunk.iter().take(missing));
-        Ok(self.splitter.feed(chunk))
+        Ok(if parse {
+            self.splitter.feed(chunk)
+        } else {
+            self.splitter.feed_unparsed(chunk)
+        })
     }
 }
 

@@ -15,6 +15,7 @@ mod subagents;
 mod tests;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -44,31 +45,120 @@ const METADATA: &[&str] = &[
 const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::ClaudeCode, loaded);
-    let mut main = Builder::default();
-    let mut sidechains = subagents::Sidechains::new(loaded);
-    let items = records(loaded);
-    // A subagent's own file (every turn a sidechain) is read as a main chain.
-    let agent_file = items
-        .iter()
-        .filter(|i| matches!(str_at(i.value, "type"), Some("user" | "assistant")))
-        .all(|i| is_sidechain(i.value));
-    for item in items {
-        let v = item.value;
-        if session.id.is_none() {
-            session.id = str_at(v, "sessionId").map(str::to_string);
+    Ok(open(loaded).finish(loaded.path.as_deref()))
+}
+
+/// Reads `loaded` into a [`Reader`] that can take more lines.
+pub(super) fn open(loaded: &Loaded) -> Reader {
+    let Doc::Lines(_) = &loaded.doc else {
+        // A JSON array given with `--from` (or one record): the items are all in memory.
+        let items = records(loaded);
+        let agent_file = items
+            .iter()
+            .filter(|i| is_turn(i.value))
+            .all(|i| is_sidechain(i.value));
+        let mut reader = Reader::new(loaded, agent_file);
+        for item in &items {
+            reader.feed(item);
         }
-        if !agent_file && is_sidechain(v) {
-            sidechains.feed(&item);
-        } else {
-            main.feed(&mut session, &item);
+        return reader;
+    };
+    // Lines are read one at a time. Whether this is a subagent's own file (every turn a
+    // sidechain) is known only at the end: read as a session with sidechains first, and again
+    // as an agent file in the rare case that it was one and a line went to a sidechain.
+    let mut reader = Reader::new(loaded, false);
+    loaded.each_line(|item| reader.feed(&item));
+    if !reader.consistent() {
+        reader = Reader::new(loaded, true);
+        loaded.each_line(|item| reader.feed(&item));
+    }
+    reader
+}
+
+fn is_turn(v: &Value) -> bool {
+    matches!(str_at(v, "type"), Some("user" | "assistant"))
+}
+
+/// A session being read line by line: the main chain and the sidechains beside it.
+pub(super) struct Reader {
+    session: Session,
+    main: Builder,
+    sidechains: subagents::Sidechains,
+    /// Read as a subagent's own file: sidechain turns belong to the main chain.
+    agent_file: bool,
+    /// A turn outside any sidechain was read.
+    main_turn: bool,
+    /// A sidechain line was read.
+    sidechain_line: bool,
+}
+
+impl Reader {
+    fn new(loaded: &Loaded, agent_file: bool) -> Reader {
+        Reader {
+            session: super::start(Format::ClaudeCode, loaded),
+            main: Builder::default(),
+            sidechains: subagents::Sidechains::new(loaded),
+            agent_file,
+            main_turn: false,
+            sidechain_line: false,
         }
     }
-    let mut children = sidechains.finish();
-    children.extend(subagents::from_files(loaded));
-    subagents::name_children(&session, &mut children);
-    session.children = children;
-    Ok(session)
+
+    pub(super) fn feed(&mut self, item: &Item) {
+        let v = item.value;
+        if self.session.id.is_none() {
+            self.session.id = str_at(v, "sessionId").map(str::to_string);
+        }
+        let sidechain = is_sidechain(v);
+        self.sidechain_line |= sidechain;
+        self.main_turn |= !sidechain && is_turn(v);
+        if !self.agent_file && sidechain {
+            self.sidechains.feed(item);
+        } else {
+            self.main.feed(&mut self.session, item);
+        }
+    }
+
+    /// Whether the lines read so far read as the file they are: an agent file is one whose
+    /// every turn is a sidechain (a file without sidechain lines reads the same either way).
+    pub(super) fn consistent(&self) -> bool {
+        if self.agent_file {
+            !self.main_turn
+        } else {
+            self.main_turn || !self.sidechain_line
+        }
+    }
+
+    pub(super) fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub(super) fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// The lowest main-chain message changed in place since the last call.
+    pub(super) fn take_touched(&mut self) -> Option<usize> {
+        self.main.touched.take()
+    }
+
+    /// Brings the children up to date with the lines read, all pointing into `buffer`.
+    pub(super) fn settle(&mut self, path: Option<&std::path::Path>, buffer: &Arc<Vec<u8>>) {
+        self.session.buffer = Arc::clone(buffer);
+        let mut children = self.sidechains.snapshot(buffer);
+        children.extend(subagents::from_files(path));
+        subagents::name_children(&self.session, &mut children);
+        self.session.children = children;
+    }
+
+    pub(super) fn finish(self, path: Option<&std::path::Path>) -> Session {
+        let mut session = self.session;
+        let mut children = self.sidechains.finish();
+        children.extend(subagents::from_files(path));
+        subagents::name_children(&session, &mut children);
+        session.children = children;
+        session
+    }
 }
 
 fn is_sidechain(v: &Value) -> bool {
@@ -100,6 +190,8 @@ pub(super) struct Builder {
     title_rank: u8,
     /// Lines fed to this builder.
     pub(super) records: usize,
+    /// The lowest index of a message that later lines merged into, since last taken.
+    touched: Option<usize>,
 }
 
 impl Builder {
@@ -191,6 +283,7 @@ impl Builder {
         let id = str_at(message, "id");
         if let Some(&at) = id.and_then(|id| self.by_message_id.get(id)) {
             if let Some(msg) = session.messages.get_mut(at) {
+                self.touched = Some(self.touched.map_or(at, |t| t.min(at)));
                 msg.parts.extend(parts);
                 msg.source_indices.push(item.index);
                 msg.usage = blocks::merge_usage(msg.usage.take(), usage);

@@ -95,6 +95,21 @@ impl Sidechains {
             })
             .collect()
     }
+
+    /// [`Sidechains::finish`] of the lines so far, keeping the chains open for more lines,
+    /// which now point into `buffer`.
+    pub(super) fn snapshot(&mut self, buffer: &Arc<Vec<u8>>) -> Vec<Session> {
+        self.buffer = Arc::clone(buffer);
+        self.chains
+            .iter_mut()
+            .map(|(session, builder)| {
+                session.buffer = Arc::clone(buffer);
+                let mut child = session.clone();
+                child.source.records = builder.records;
+                child
+            })
+            .collect()
+    }
 }
 
 /// Titles children that have none with the description of the parent's `Task`/`Agent` call
@@ -138,9 +153,9 @@ fn first_prompt(session: &Session) -> Option<&str> {
     })
 }
 
-/// Subagent files of the session at `loaded.path`, each parsed as a child.
-pub(super) fn from_files(loaded: &Loaded) -> Vec<Session> {
-    let Some(path) = loaded.path.as_deref() else {
+/// Subagent files of the session at `path`, each parsed as a child.
+pub(super) fn from_files(path: Option<&Path>) -> Vec<Session> {
+    let Some(path) = path else {
         return Vec::new();
     };
     let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
@@ -199,9 +214,7 @@ fn load_child(path: &Path) -> Option<Session> {
     let mut child = super::parse(&loaded).ok()?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let agent = loaded
-        .lines()
-        .iter()
-        .find_map(|i| str_at(i.value, "agentId").map(str::to_string))
+        .find_map_line(|i| str_at(i.value, "agentId").map(str::to_string))
         .or_else(|| stem.strip_prefix("agent-").map(str::to_string));
     child.id = agent.or(child.id);
     if let Some(title) = meta_title(&path.with_extension("meta.json")) {

@@ -17,7 +17,7 @@ mod tests;
 
 use serde_json::Value;
 
-use super::common::{str_at, u64_at, Item, Loaded};
+use super::common::{str_at, u64_at, Doc, Item, Loaded};
 use super::image;
 use super::openai_responses::{map_item, opaque, History, Meta};
 use super::LoadError;
@@ -25,18 +25,38 @@ use crate::session::{Format, ImageRef, Part, Role, Session};
 use usage::Counter;
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let lines = loaded.lines();
-    if lines.is_empty() {
+    Ok(open(loaded)?.history.finish())
+}
+
+/// Reads `loaded` into a [`Rollout`] that can take more lines.
+pub(super) fn open(loaded: &Loaded) -> Result<Rollout, LoadError> {
+    if !matches!(&loaded.doc, Doc::Lines(lines) if !lines.is_empty()) {
         return Err(LoadError::not_session(
             &loaded.shown,
             "expected Codex rollout JSON Lines of {timestamp, type, payload}",
         ));
     }
-    let mut rollout = Rollout::new(super::start(Format::Codex, loaded), &lines);
-    for line in &lines {
-        rollout.line(line);
+    // Lines are read one at a time. Files of current Codex versions record their messages as
+    // `response_item`s; only when none was seen is the file read again taking them from the
+    // `event_msg`s of older versions.
+    let mut rollout = Rollout::new(loaded, Source::Items);
+    loaded.each_line(|line| rollout.line(&line));
+    if !rollout.consistent() {
+        rollout = Rollout::new(loaded, rollout.source_read());
+        loaded.each_line(|line| rollout.line(&line));
     }
-    Ok(rollout.history.finish())
+    Ok(rollout)
+}
+
+/// Where the messages of a rollout come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// `response_item` messages and reasoning (every current file).
+    Items,
+    /// `event_msg` messages, `reasoning` items.
+    EventMessages,
+    /// `event_msg` messages and reasoning.
+    Events,
 }
 
 /// Event types that are progress or metadata only: read where useful, never messages.
@@ -73,7 +93,7 @@ const CONSUMED_EVENTS: &[&str] = &[
     "undo_completed",
 ];
 
-struct Rollout {
+pub(super) struct Rollout {
     history: History,
     counter: Counter,
     /// Model of the current turn (`turn_context.model`).
@@ -85,33 +105,71 @@ struct Rollout {
     meta_seen: bool,
     /// Marks that have had their `post_tokens` looked for.
     marks_measured: usize,
+    /// A `response_item` message, or reasoning, was read.
+    seen_message: bool,
+    seen_reasoning: bool,
 }
 
 impl Rollout {
-    fn new(session: Session, lines: &[Item]) -> Rollout {
-        let has_item = |kind: &str| {
-            lines.iter().any(|l| {
-                str_at(l.value, "type") == Some("response_item")
-                    && l.value.get("payload").and_then(|p| str_at(p, "type")) == Some(kind)
-            })
-        };
-        let messages_from_events = !has_item("message");
+    /// Where the lines read so far take their messages from.
+    fn source_read(&self) -> Source {
+        match (self.seen_message, self.seen_reasoning) {
+            (true, _) => Source::Items,
+            (false, true) => Source::EventMessages,
+            (false, false) => Source::Events,
+        }
+    }
+
+    fn source(&self) -> Source {
+        match (self.messages_from_events, self.reasoning_from_events) {
+            (false, _) => Source::Items,
+            (true, false) => Source::EventMessages,
+            (true, true) => Source::Events,
+        }
+    }
+
+    /// Whether the lines read so far read as this rollout reads them.
+    pub(super) fn consistent(&self) -> bool {
+        self.source() == self.source_read()
+    }
+
+    pub(super) fn session(&self) -> &Session {
+        &self.history.session
+    }
+
+    pub(super) fn session_mut(&mut self) -> &mut Session {
+        &mut self.history.session
+    }
+
+    /// The lowest message changed in place since the last call.
+    pub(super) fn take_touched(&mut self) -> Option<usize> {
+        self.history.take_touched()
+    }
+
+    fn new(loaded: &Loaded, from: Source) -> Rollout {
         Rollout {
-            messages_from_events,
-            reasoning_from_events: messages_from_events && !has_item("reasoning"),
-            history: History::new(session),
+            messages_from_events: from != Source::Items,
+            reasoning_from_events: from == Source::Events,
+            history: History::new(super::start(Format::Codex, loaded)),
             counter: Counter::default(),
             model: None,
             meta_seen: false,
             marks_measured: 0,
+            seen_message: false,
+            seen_reasoning: false,
         }
     }
 
-    fn line(&mut self, line: &Item) {
+    pub(super) fn line(&mut self, line: &Item) {
         let payload = line.value.get("payload").unwrap_or(&Value::Null);
         match str_at(line.value, "type") {
             Some("session_meta") => self.session_meta(payload, line),
             Some("response_item") => {
+                match str_at(payload, "type") {
+                    Some("message") => self.seen_message = true,
+                    Some("reasoning") => self.seen_reasoning = true,
+                    _ => {}
+                }
                 let model = self.model.clone();
                 let meta = meta(line, str_at(payload, "id"), model.as_deref());
                 self.history.apply(map_item(payload, line.index), &meta);

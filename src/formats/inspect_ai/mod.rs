@@ -13,7 +13,6 @@ mod sample;
 #[cfg(test)]
 mod tests;
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -37,7 +36,8 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         .get("samples")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
-    let ranges = document_range(loaded)
+    let ranges = loaded
+        .document_range()
         .and_then(|doc| spans::array_items(&loaded.buffer, doc, &["samples"]))
         .filter(|r| r.len() == samples.len());
     let children = samples
@@ -57,14 +57,6 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         &header,
         children,
     ))
-}
-
-fn document_range(loaded: &Loaded) -> Option<Range<usize>> {
-    match &loaded.doc {
-        Doc::Json(_) => Some(loaded.start..loaded.buffer.len()),
-        Doc::Lines(lines) if lines.len() == 1 => lines.first().map(|l| l.range.clone()),
-        _ => None,
-    }
 }
 
 /// The log's session: the only sample itself, or one child per sample.

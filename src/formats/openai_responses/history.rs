@@ -21,20 +21,27 @@ pub(in crate::formats) struct Meta<'a> {
     pub model: Option<&'a str>,
 }
 
-/// A session being built, with the assistant message still open.
+/// A session being built. Its last message may be an assistant message still open: the items
+/// of its model response go on being added to it until something ends it. It is in the
+/// session already, so the session can be shown between any two items.
 pub(in crate::formats) struct History {
     pub session: Session,
-    open: Option<Message>,
+    /// The last message of `session` is still collecting its response's items.
+    open: bool,
     /// Input tokens of the last request seen, given to the next mark as `pre_tokens`.
     pub context_before: Option<u64>,
+    /// The lowest index of a message that was already in the session and has changed since
+    /// [`History::take_touched`] was last called.
+    touched: Option<usize>,
 }
 
 impl History {
     pub fn new(session: Session) -> History {
         History {
             session,
-            open: None,
+            open: false,
             context_before: None,
+            touched: None,
         }
     }
 
@@ -53,9 +60,13 @@ impl History {
 
     /// Adds model output to the open assistant message, opening one if needed.
     pub fn assistant(&mut self, parts: Vec<Part>, meta: &Meta) {
-        let open = self
-            .open
-            .get_or_insert_with(|| new_message(Role::Assistant, meta));
+        if !self.open {
+            self.session.push(new_message(Role::Assistant, meta));
+            self.open = true;
+        }
+        let at = self.session.messages.len() - 1;
+        self.touch(at);
+        let open = &mut self.session.messages[at];
         if open.source_indices.last() != Some(&meta.index) {
             open.source_indices.push(meta.index);
         }
@@ -95,9 +106,16 @@ impl History {
 
     /// Ends the model response being collected.
     pub fn flush(&mut self) {
-        if let Some(message) = self.open.take() {
-            self.session.push(message);
-        }
+        self.open = false;
+    }
+
+    fn touch(&mut self, at: usize) {
+        self.touched = Some(self.touched.map_or(at, |t| t.min(at)));
+    }
+
+    /// The lowest message index changed in place since the last call (new messages aside).
+    pub fn take_touched(&mut self) -> Option<usize> {
+        self.touched.take()
     }
 
     /// Gives `usage` to the assistant message of the latest request: the last message, passing
@@ -114,6 +132,8 @@ impl History {
         match target {
             Some(m) if m.role == Role::Assistant && m.usage.is_none() => {
                 m.usage = Some(usage);
+                let at = m.index;
+                self.touch(at);
                 true
             }
             _ => false,
