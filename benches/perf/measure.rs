@@ -127,11 +127,61 @@ fn loading_frame(path: &Path) -> f64 {
     .1
 }
 
+/// The inspector's own load of `path` (the background task it runs), to its first frame and
+/// to the frame with the whole session: a large file is shown while it is read.
+fn inspector_open(path: &Path) {
+    let loader = ctxray::tui::tasks::Loader {
+        from: None,
+        registry: Registry::bundled(),
+        options: Options::default(),
+    };
+    let progress = std::sync::Arc::new(ctxray::progress::Progress::new());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let start = Instant::now();
+    ctxray::tui::tasks::spawn_load(
+        ctxray::tui::tasks::Source::Path(path.to_path_buf()),
+        loader,
+        progress,
+        tx,
+    );
+    let mut state: Option<AppState> = None;
+    let mut first = None;
+    let mut first_messages = 0;
+    while let Some(msg) = rx.blocking_recv() {
+        match msg {
+            Msg::Loaded(analysis) => {
+                let mut s = AppState::new(*analysis, None, vec![]);
+                render(&mut s, 120, 40);
+                first = Some(start.elapsed().as_secs_f64());
+                first_messages = s.len();
+                state = Some(s);
+            }
+            Msg::LoadFailed(e) => panic!("load failed: {e}"),
+            // The task ends (and the channel closes) when the whole session was sent.
+            other => {
+                if let Some(s) = state.as_mut() {
+                    update(s, other);
+                    render(s, 120, 40);
+                }
+            }
+        }
+    }
+    let all = start.elapsed().as_secs_f64();
+    let n = state.as_ref().map_or(0, |s| s.len());
+    println!(
+        "  inspector open (its load task): first frame {:.3} s ({first_messages} messages shown) · whole session on screen {all:.3} s ({n} messages)",
+        first.unwrap_or(f64::NAN)
+    );
+}
+
 pub fn session(path: &Path, shape: Shape, args: &Args) {
     let shown = path.display().to_string();
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
     println!("\n== {} · {} MB", shape.name(), mb(file_len));
     let loading = loading_frame(path);
+    if !args.count_only {
+        inspector_open(path);
+    }
     let (bytes, read) = timed(|| std::fs::read(path).expect("read"));
     let cpu = cpu_secs();
     let (session, parse) = timed(|| {

@@ -96,7 +96,11 @@ pub fn summarize_network(
     Ok(result?)
 }
 
-pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
+pub fn compact_json<'a>(
+    before: &'a Analysis,
+    plan: &Plan,
+    c: &Compaction,
+) -> super::report_json::Doc<'a> {
     let mut doc = plan_cmd::plan_json(before, plan);
     let messages: Vec<Value> = c
         .after
@@ -113,8 +117,8 @@ pub fn compact_json(before: &Analysis, plan: &Plan, c: &Compaction) -> Value {
             json!({"code": f.code, "severity": f.severity.as_str(), "messages": f.messages, "detail": f.detail})
         })
         .collect();
-    if let Value::Object(map) = &mut doc {
-        map.insert(
+    {
+        doc.fields.insert(
             "result".into(),
             json!({
                 "summarizer": c.summarizer,

@@ -19,7 +19,7 @@ pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::
 }
 
 /// The plan document: the report's fields plus the plan's.
-pub fn plan_json(a: &Analysis, plan: &Plan) -> Value {
+pub fn plan_json<'a>(a: &'a Analysis, plan: &Plan) -> report_json::Doc<'a> {
     let mut doc = report_json::report(a);
     let fates = source_fates(&a.session, &plan.split);
     let preset = preset::find(plan.preset).ok();
@@ -53,7 +53,8 @@ pub fn plan_json(a: &Analysis, plan: &Plan) -> Value {
         },
         "insertion": plan.insertion.as_ref().map(|i| json!({"role": i.role.as_str(), "position": i.position, "prefix": i.prefix})),
     });
-    if let (Some(doc_map), Value::Object(extra)) = (doc.as_object_mut(), extra) {
+    if let Value::Object(extra) = extra {
+        let doc_map = &mut doc.fields;
         let mut findings = doc_map
             .remove("findings")
             .and_then(|f| match f {

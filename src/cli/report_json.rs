@@ -1,36 +1,80 @@
 //! `report --json`: the report document of DESIGN.md's CLI contract.
+//!
+//! The per-message entries are most of a large report: they are not held in the document but
+//! made one at a time as it is written ([`Doc`]), so a report of 100k messages does not build
+//! a tree of them all first.
 
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::analysis::Analysis;
 use crate::session::{Message, Part, Usage};
 
+/// A report document: every field as a value, but `messages` and `children`, which are
+/// written from the analysis when the document is serialized.
+pub struct Doc<'a> {
+    /// The fields; `messages` and `children` hold `null` until written.
+    pub fields: serde_json::Map<String, Value>,
+    analysis: &'a Analysis,
+}
+
+impl Serialize for Doc<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let a = self.analysis;
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (key, value) in &self.fields {
+            match key.as_str() {
+                "messages" if value.is_null() => map.serialize_entry(key, &Messages(a))?,
+                "children" if value.is_null() => {
+                    let children: Vec<Doc> = a.children.iter().map(report).collect();
+                    map.serialize_entry(key, &children)?
+                }
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// The per-message entries, made as they are written.
+struct Messages<'a>(&'a Analysis);
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        serializer.collect_seq(
+            a.session
+                .messages
+                .iter()
+                .zip(&a.counts.messages)
+                .map(|(m, c)| message(a, m, c)),
+        )
+    }
+}
+
+fn message(a: &Analysis, m: &Message, c: &crate::tokens::MessageCount) -> Value {
+    json!({
+        "index": m.index,
+        "source_index": m.source_index,
+        "source_indices": m.source_indices,
+        "role": m.role.as_str(),
+        "parts": m.parts.iter().map(Part::kind).collect::<Vec<_>>(),
+        "tool_names": m.tool_names(),
+        "tokens": c.tokens,
+        "overhead_tokens": c.overhead,
+        "reported_tokens": reported_tokens(m),
+        "usage": m.usage.as_ref().map(usage),
+        "group": a.grouping.of_message.get(m.index).copied().flatten(),
+        "id": m.id,
+        "timestamp": m.timestamp,
+        "model": m.model,
+    })
+}
+
 /// The report of one session and, nested, its children.
-pub fn report(a: &Analysis) -> Value {
+pub fn report(a: &Analysis) -> Doc<'_> {
     let s = &a.session;
-    let messages: Vec<Value> = s
-        .messages
-        .iter()
-        .zip(&a.counts.messages)
-        .map(|(m, c)| {
-            json!({
-                "index": m.index,
-                "source_index": m.source_index,
-                "source_indices": m.source_indices,
-                "role": m.role.as_str(),
-                "parts": m.parts.iter().map(Part::kind).collect::<Vec<_>>(),
-                "tool_names": m.tool_names(),
-                "tokens": c.tokens,
-                "overhead_tokens": c.overhead,
-                "reported_tokens": reported_tokens(m),
-                "usage": m.usage.as_ref().map(usage),
-                "group": a.grouping.of_message.get(m.index).copied().flatten(),
-                "id": m.id,
-                "timestamp": m.timestamp,
-                "model": m.model,
-            })
-        })
-        .collect();
     let groups: Vec<Value> = a
         .grouping
         .groups
@@ -62,7 +106,7 @@ pub fn report(a: &Analysis) -> Value {
         })
         .collect();
     let total = a.total_tokens();
-    json!({
+    let fields = json!({
         "source": {
             "path": s.source.path,
             "format": s.format.name(),
@@ -77,7 +121,7 @@ pub fn report(a: &Analysis) -> Value {
         "model": a.model,
         "context_window": a.window,
         "context_window_source": a.window_source.as_str(),
-        "messages": messages,
+        "messages": null,
         "groups": groups,
         "marks": marks,
         "total_tokens": total,
@@ -86,8 +130,15 @@ pub fn report(a: &Analysis) -> Value {
         "window_fill": if a.window > 0 { total as f64 / a.window as f64 } else { 0.0 },
         "last_reported_context_tokens": a.last_reported_context(),
         "findings": a.findings.iter().map(finding).collect::<Vec<_>>(),
-        "children": a.children.iter().map(report).collect::<Vec<_>>(),
-    })
+        "children": null,
+    });
+    let Value::Object(fields) = fields else {
+        unreachable!("json! of an object literal is an object")
+    };
+    Doc {
+        fields,
+        analysis: a,
+    }
 }
 
 /// The provider's own count of this message: the completion tokens of the response that

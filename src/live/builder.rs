@@ -34,7 +34,7 @@ pub enum LiveUpdate {
 /// The session as last built: kept open for more lines, or parsed whole.
 enum Built {
     Stream(Stream),
-    Whole(Session),
+    Whole(Box<Session>),
 }
 
 impl Built {
@@ -106,6 +106,12 @@ impl LiveSession {
         self.format
     }
 
+    /// Whether new lines are parsed alone (the format reads a line at a time), rather than
+    /// the whole source again.
+    pub fn is_streaming(&self) -> bool {
+        matches!(self.built, Some(Built::Stream(_)))
+    }
+
     /// Forgets everything read (the source was replaced); the format is kept.
     pub fn reset(&mut self) {
         self.built = None;
@@ -121,18 +127,23 @@ impl LiveSession {
     /// Takes the complete lines of `batch` and the source's current unterminated last line.
     /// On a parse error the previous session stays and the lines are kept for the next try.
     pub fn apply(&mut self, batch: &Batch, pending: &[u8]) -> Result<LiveUpdate, LiveError> {
+        self.apply_batch(batch.clone(), pending)
+    }
+
+    /// [`LiveSession::apply`] of a batch the caller no longer needs (its records are moved).
+    pub fn apply_batch(&mut self, batch: Batch, pending: &[u8]) -> Result<LiveUpdate, LiveError> {
         self.backlog.extend_from_slice(&batch.bytes);
-        if batch.unparsed {
-            // Lines only the whole source's parse reads.
-            self.backlog_unparsed = true;
-        } else if matches!(self.built, Some(Built::Stream(_))) {
-            self.backlog_records.extend(batch.records.iter().cloned());
-            self.backlog_skipped.extend(batch.skipped.iter().cloned());
-        }
         let new_lines = !batch.records.is_empty()
             || !batch.skipped.is_empty()
             || (batch.unparsed && !batch.is_empty())
             || (self.built.is_none() && !batch.is_empty());
+        if batch.unparsed {
+            // Lines only the whole source's parse reads.
+            self.backlog_unparsed = true;
+        } else if matches!(self.built, Some(Built::Stream(_))) {
+            self.backlog_records.extend(batch.records);
+            self.backlog_skipped.extend(batch.skipped);
+        }
         let new_pending = pending.len() != self.pending_seen && shows_alone(pending);
         if !new_lines && !new_pending {
             return Ok(LiveUpdate::Unchanged);
@@ -231,7 +242,7 @@ impl LiveSession {
             }
         }
         let session = crate::formats::parse(format, &loaded)?;
-        Ok((Built::Whole(session), buffer, committed))
+        Ok((Built::Whole(Box::new(session)), buffer, committed))
     }
 }
 
@@ -273,7 +284,7 @@ impl LiveFile {
         let mut live = LiveSession::new(from, Some(path.to_path_buf()), &shown);
         let pending = tail.pending().to_vec();
         if !batch.is_empty() || !pending.is_empty() {
-            match live.apply(&batch, &pending) {
+            match live.apply_batch(batch, &pending) {
                 Ok(_) | Err(LiveError::Load(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -284,22 +295,22 @@ impl LiveFile {
     /// Reads what was appended and updates the session.
     pub fn poll(&mut self) -> Result<LiveUpdate, LiveError> {
         match self.tail.poll()? {
-            TailEvent::Idle => self.apply(&Batch::default()),
-            TailEvent::Lines(batch) => self.apply(&batch),
+            TailEvent::Idle => self.apply(Batch::default()),
+            TailEvent::Lines(batch) => self.apply(batch),
             TailEvent::Reset(_) => {
                 self.live.reset();
                 let batch = match self.tail.poll()? {
                     TailEvent::Lines(batch) => batch,
                     _ => Batch::default(),
                 };
-                self.apply(&batch)?;
+                self.apply(batch)?;
                 Ok(LiveUpdate::Reloaded)
             }
         }
     }
 
-    fn apply(&mut self, batch: &Batch) -> Result<LiveUpdate, LiveError> {
-        self.live.apply(batch, self.tail.pending())
+    fn apply(&mut self, batch: Batch) -> Result<LiveUpdate, LiveError> {
+        self.live.apply_batch(batch, self.tail.pending())
     }
 
     pub fn session(&self) -> Option<&Session> {

@@ -12,6 +12,12 @@ pub enum Msg {
     LoadFailed(String),
     /// The followed file changed: the session analysed again.
     SessionUpdated(Box<crate::analysis::Analysis>),
+    /// A large file shown while it is still being read: `read` of its `total` bytes are in
+    /// the session shown (all of them: the load is done).
+    Reading {
+        read: u64,
+        total: u64,
+    },
     /// Session discovery for the picker finished.
     Discovered(crate::live::discover::Discovery),
     /// A key or click on the session picker.

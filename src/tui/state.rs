@@ -70,6 +70,9 @@ pub struct AppState {
     /// last one; otherwise they are counted in `unseen` until `G`.
     pub following: bool,
     pub unseen: usize,
+    /// A large file shown while the rest of it is read: (bytes in the session, file size).
+    /// Nothing that needs the whole session (plans run apart, compaction) starts meanwhile.
+    pub loading: Option<(u64, u64)>,
     /// One line for the footer: a setting refused, a live source ended, a search with no match.
     pub notice: Option<String>,
     /// The prompt line being typed (`/` search, `:` command).
@@ -168,6 +171,7 @@ impl AppState {
             show_help: false,
             detail_scroll: 0,
             following: false,
+            loading: None,
             unseen: 0,
             notice: None,
             prompt: None,
@@ -244,6 +248,9 @@ impl AppState {
 
     /// The plan this state waits for and has not asked the runtime for yet.
     pub fn plan_wanted(&self) -> Option<WhatIfKey> {
+        if self.loading.is_some() {
+            return None;
+        }
         self.planning
             .clone()
             .filter(|k| self.plan_asked.as_ref() != Some(k))
@@ -289,7 +296,8 @@ impl AppState {
     /// preset is active, and the search was not done here (a large session) nor asked for yet.
     pub fn what_if_wanted(&self) -> Option<WhatIfKey> {
         let key = (self.preset.clone()?, self.sets.clone(), self.len());
-        let needed = self.detail_mode == DetailMode::Timeline
+        let needed = self.loading.is_none()
+            && self.detail_mode == DetailMode::Timeline
             && self.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
             && self.what_if_asked.as_ref() != Some(&key);
         needed.then_some(key)

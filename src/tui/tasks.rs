@@ -70,6 +70,11 @@ pub fn spawn_load(
 ) {
     std::thread::spawn(move || match source {
         Source::Path(path) => {
+            let large = std::fs::metadata(&path)
+                .is_ok_and(|m| m.is_file() && m.len() > SHOWN_WHILE_READ_MIN);
+            if large && read_shown(&path, &loader, &progress, &tx) {
+                return;
+            }
             let msg = match load_once(&path, &loader, &progress) {
                 Ok(a) => Msg::Loaded(Box::new(a)),
                 Err(e) => Msg::LoadFailed(e),
@@ -189,6 +194,89 @@ pub fn spawn_discover(locations: crate::live::discover::Locations, tx: Unbounded
     std::thread::spawn(move || {
         let _ = tx.send(Msg::Discovered(crate::live::discover::discover(&locations)));
     });
+}
+
+/// Files larger than this are shown while they are read, when their format reads a line at a
+/// time.
+pub const SHOWN_WHILE_READ_MIN: u64 = 16 << 20;
+
+/// The first piece of a large file read before it is shown; each next piece is twice the last
+/// (so the buffer a session points into is copied a few times, not once per piece).
+const FIRST_PIECE: usize = 4 << 20;
+
+/// Shows a large file as it is read: the session of its first lines goes on screen at once,
+/// and grows piece by piece, each new piece parsed and counted alone. Returns `false`, having
+/// sent nothing, when the file's format must be parsed whole (the caller then loads it so).
+fn read_shown(
+    path: &std::path::Path,
+    loader: &Loader,
+    progress: &Progress,
+    tx: &UnboundedSender<Msg>,
+) -> bool {
+    let shown = path.display().to_string();
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let total = file.metadata().map_or(0, |m| m.len());
+    progress.start(Phase::Reading, total);
+    let mut splitter = crate::live::LineSplitter::new();
+    let mut live = LiveSession::new(loader.from, Some(path.to_path_buf()), &shown);
+    let mut known = KnownCounts::default();
+    let mut read = 0u64;
+    let mut piece = FIRST_PIECE;
+    let mut shown_any = false;
+    loop {
+        let mut bytes = Vec::with_capacity(piece);
+        let n = match (&mut file).take(piece as u64).read_to_end(&mut bytes) {
+            Ok(n) => n,
+            Err(e) if shown_any => {
+                let _ = tx.send(Msg::Notice(format!("{shown}: cannot read: {e}")));
+                return true;
+            }
+            Err(_) => return false,
+        };
+        read += n as u64;
+        progress.advance(n as u64);
+        let done = n < piece;
+        let mut batch = splitter.feed(bytes);
+        if done {
+            batch.extend(splitter.finish());
+        }
+        let changed = live.apply_batch(batch, splitter.pending());
+        if !shown_any && (!live.is_streaming() || changed.is_err()) {
+            // Parsed whole (or not parsable from its start): read the usual way.
+            return false;
+        }
+        match changed {
+            Ok(LiveUpdate::Changed { first_changed }) => known.messages.truncate(first_changed),
+            Ok(LiveUpdate::Reloaded) => known = KnownCounts::default(),
+            Ok(LiveUpdate::Unchanged) | Err(_) => {}
+        }
+        if let Some(session) = live.session() {
+            let analysis = Analysis::grown(
+                session.clone(),
+                &loader.registry,
+                &loader.options,
+                None,
+                &known,
+            );
+            known = KnownCounts::of(&analysis, usize::MAX);
+            let msg = if shown_any {
+                Msg::SessionUpdated(Box::new(analysis))
+            } else {
+                Msg::Loaded(Box::new(analysis))
+            };
+            shown_any = true;
+            let read = if done { total.max(read) } else { read };
+            if tx.send(msg).is_err() || tx.send(Msg::Reading { read, total }).is_err() {
+                return true;
+            }
+        }
+        if done {
+            return true;
+        }
+        piece = piece.saturating_mul(2);
+    }
 }
 
 /// Reads a file in chunks (so the reading shows progress), then parses and counts.

@@ -46,6 +46,8 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
+        // Once the whole session is in, a plan that waited for it is wanted again.
+        Msg::Reading { read, total } => state.loading = (read < total).then_some((read, total)),
         Msg::Discovered(_) | Msg::Picker(_) => {}
         Msg::Planned(key, result) => state.planned(key, *result),
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
@@ -108,6 +110,7 @@ fn is_key(msg: &Msg) -> bool {
     !matches!(
         msg,
         Msg::SessionUpdated(_)
+            | Msg::Reading { .. }
             | Msg::Loaded(_)
             | Msg::LoadFailed(_)
             | Msg::Notice(_)
@@ -136,6 +139,8 @@ fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
     if after < before {
         state.unseen = 0;
         state.selected = state.selected.min(after.saturating_sub(1));
+    } else if state.loading.is_some() {
+        // The rest of a file being read, not messages that arrived since: not counted as new.
     } else if at_bottom {
         state.selected = after.saturating_sub(1);
         state.unseen = 0;
@@ -460,6 +465,13 @@ fn current_settings(state: &AppState) -> String {
 /// summarizer was chosen and the framework calls one — by asking the runtime for the call and
 /// showing the summary as it streams in (Esc cancels).
 fn compact(state: &mut AppState) -> Vec<Effect> {
+    if let Some((read, total)) = state.loading {
+        state.notice = Some(format!(
+            "still reading the session ({}%): compaction waits for all of it",
+            read * 100 / total.max(1)
+        ));
+        return Vec::new();
+    }
     if let Some(s) = &state.summarizing {
         state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
         return Vec::new();

@@ -37,6 +37,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             theme.fg("info"),
         ));
     }
+    if let Some((read, total)) = state.loading {
+        title.spans.push(Span::styled(
+            format!(" · reading {}%…", read * 100 / total.max(1)),
+            theme.fg("info"),
+        ));
+    }
     let mut lines = vec![title, gauge];
     if let Some((preset, ..)) = &state.planning {
         let shown = match &state.plan {
