@@ -60,12 +60,13 @@ pub fn summaries_text(r: &Replay) -> String {
     }
 }
 
-/// The preset's settings as `k=v k=v`, each value clipped to `SETTING_CHARS` (a prompt is long).
+/// The preset's settings as `k=v k=v`, each value masked, then clipped to `SETTING_CHARS` (a
+/// prompt is long; a secret cut in two would no longer be recognised).
 pub fn settings_text(r: &Replay) -> String {
     r.settings
         .pairs()
         .iter()
-        .map(|(k, v)| format!("{k}={}", super::clip(v, SETTING_CHARS)))
+        .map(|(k, v)| format!("{k}={}", super::clip(&super::masked(v), SETTING_CHARS)))
         .collect::<Vec<_>>()
         .join(" ")
 }
