@@ -4,7 +4,7 @@
 //! rejected, each run's threshold (when it counts tokens), the window when it is on the scale,
 //! and labelled axes.
 //!
-//! Owns: the chart's geometry. Must not: compute replays, or escape anything but through `esc`.
+//! Owns: the chart's geometry (every text it draws goes through `esc`). Must not: compute replays.
 
 use std::fmt::Write;
 
