@@ -444,7 +444,7 @@ fn replay_refuses_bad_input_with_exit_2() {
                 "--preset",
                 "custom",
                 "--format",
-                "md",
+                "junit",
             ],
             "not available",
         ),

@@ -1,8 +1,10 @@
 //! `ctxray replay`: a session replayed under a preset (or two configurations side by side),
-//! printed as a sawtooth sparkline and a table of compactions, or as JSON.
+//! printed as a sawtooth sparkline and a table of compactions, as JSON, or as a Markdown or
+//! HTML report (`crate::export::replay`).
 //!
 //! Owns: parsing `--compare` specs, and the text and JSON renderings of `replay::Replay`. The
-//! replay itself is `crate::replay` (pure).
+//! replay itself is `crate::replay` (pure). `--format github|junit` are refused: they report
+//! `check`'s findings per file, which a replay does not produce.
 
 use std::io::Write;
 
@@ -12,6 +14,7 @@ use serde_json::{json, Value};
 use super::style::Style;
 use crate::analysis::Analysis;
 use crate::compaction::preset;
+use crate::export::replay::{self as export, evidence_text};
 use crate::replay::{self, Replay};
 
 /// Sparkline width, in columns.
@@ -21,8 +24,6 @@ const TABLE_ROWS: usize = 20;
 
 /// One cell of the comparison table.
 type Cell = fn(&Replay) -> String;
-
-const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// One side of a replay: a preset and its settings, and how the user named it.
 pub struct Side {
@@ -162,37 +163,9 @@ pub fn compare_json(a: &Analysis, runs: &[(Side, Replay)]) -> Value {
     })
 }
 
-/// The sawtooth: the tokens sent at each check point, one bar per column (the largest of the
-/// points a column covers), scaled to `top`.
+/// The sawtooth as text, `WIDTH` columns at most (see `export::replay::sparkline`).
 pub fn sparkline(r: &Replay, top: u64) -> (String, String) {
-    let n = r.steps.len();
-    if n == 0 {
-        return (String::new(), String::new());
-    }
-    let cols = n.min(WIDTH);
-    let top = top.max(1);
-    let mut line = String::new();
-    let mut marks = String::new();
-    for c in 0..cols {
-        let (from, to) = (c * n / cols, ((c + 1) * n / cols).max(c * n / cols + 1));
-        let peak = r.steps[from..to]
-            .iter()
-            .map(|s| s.tokens_before)
-            .max()
-            .unwrap_or(0);
-        let level = ((peak * 7).div_ceil(top)).min(7) as usize;
-        line.push(BARS[level]);
-        let fired = r.compactions.iter().any(|k| (from..to).contains(&k.step));
-        marks.push(if fired { '▲' } else { ' ' });
-    }
-    (line, marks.trim_end().to_string())
-}
-
-fn evidence_text(e: Option<(usize, usize)>) -> String {
-    match e {
-        Some((facts, lost)) => format!("{lost} of {facts} facts"),
-        None => "n/a (stand-in summary)".into(),
-    }
+    export::sparkline(r, top, WIDTH)
 }
 
 pub fn write_text(
@@ -339,7 +312,10 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     use super::OutputFormat;
     let format = common.output();
-    if !matches!(format, OutputFormat::Text | OutputFormat::Json) {
+    if !matches!(
+        format,
+        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md | OutputFormat::Html
+    ) {
         return Err(super::unsupported(format, "replay"));
     }
     let sides = if compare.is_empty() {
@@ -371,6 +347,25 @@ pub fn run(
         (OutputFormat::Json, false) => {
             serde_json::to_writer_pretty(&mut out, &compare_json(&analysis, &runs))?;
             writeln!(out)?;
+        }
+        (f @ (OutputFormat::Md | OutputFormat::Html), _) => {
+            let named: Vec<export::Run> = runs
+                .iter()
+                .map(|(side, r)| export::Run {
+                    label: &side.label,
+                    replay: r,
+                })
+                .collect();
+            let doc = export::Doc {
+                analysis: &analysis,
+                runs: &named,
+            };
+            let text = if f == OutputFormat::Html {
+                export::html::render(&doc)
+            } else {
+                export::md::render(&doc)
+            };
+            out.write_all(text.as_bytes())?;
         }
         (_, true) => write_text(&mut out, &analysis, &runs[0].1, st)?,
         (_, false) => write_compare(&mut out, &analysis, &runs, st)?,

@@ -17,7 +17,7 @@ use crate::compaction::Plan;
 use crate::diff::{lines_seen, summarizer_input, Diff};
 use crate::timeline::Timeline;
 
-const CSS: &str = r#"
+pub(super) const CSS: &str = r#"
 :root{color-scheme:light dark;--bg:#fdfdfc;--fg:#1d1f21;--dim:#6a6f75;--line:#d9dce0;--bar:#3b6fd8;
 --pinned:#138a8a;--summarized:#b7791f;--kept:#2f855a;--dropped:#c53030;--lost-bg:#fde2e1;--cut-bg:#fdf1d6;
 --seen:#2f855a;--lost:#c53030;--card:#f3f4f6}
@@ -598,7 +598,7 @@ fn findings(out: &mut String, r: &Report) {
 }
 
 /// Text safe in HTML content and attribute values.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

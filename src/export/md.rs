@@ -472,7 +472,7 @@ fn findings(out: &mut String, r: &Report) {
     }
 }
 
-fn badge(severity: &str) -> &'static str {
+pub(super) fn badge(severity: &str) -> &'static str {
     match severity {
         "error" => "🛑 **error**",
         "warn" => "⚠️ **warn**",
@@ -480,7 +480,7 @@ fn badge(severity: &str) -> &'static str {
     }
 }
 
-fn row(out: &mut String, key: &str, value: &str) {
+pub(super) fn row(out: &mut String, key: &str, value: &str) {
     let _ = writeln!(out, "| {key} | {value} |");
 }
 
@@ -508,7 +508,7 @@ fn bar_cell(value: u64, largest: u64, width: usize) -> String {
 }
 
 /// ctxray's own sentences, which may quote content: tags cannot open, code spans stay.
-fn plain(s: &str) -> String {
+pub(super) fn plain(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -563,7 +563,7 @@ fn run(a: usize, b: usize) -> String {
 }
 
 /// Text safe inside a table cell: one line, pipes and markup escaped.
-fn cell(s: &str) -> String {
+pub(super) fn cell(s: &str) -> String {
     inline(&s.replace(['\n', '\r'], " ")).replace('|', "\\|")
 }
 
@@ -587,7 +587,7 @@ fn inline(s: &str) -> String {
 }
 
 /// `s` as inline code, with a backtick fence longer than any run inside it.
-fn code(s: &str) -> String {
+pub(super) fn code(s: &str) -> String {
     let s = s.replace(['\n', '\r'], " ");
     let fence = "`".repeat(longest_run(&s, '`') + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
@@ -619,7 +619,7 @@ fn longest_run(s: &str, c: char) -> usize {
 }
 
 /// A collapsible block (GitHub renders Markdown inside it after a blank line).
-fn details(out: &mut String, summary: &str, body: &str) {
+pub(super) fn details(out: &mut String, summary: &str, body: &str) {
     let _ = writeln!(
         out,
         "<details><summary>{}</summary>\n\n{}\n</details>\n",
@@ -629,7 +629,7 @@ fn details(out: &mut String, summary: &str, body: &str) {
 }
 
 /// Folds `body` when it is long.
-fn fold(out: &mut String, summary: &str, body: &str, long: bool) {
+pub(super) fn fold(out: &mut String, summary: &str, body: &str, long: bool) {
     if long {
         details(out, summary, body);
     } else {

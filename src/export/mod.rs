@@ -1,6 +1,6 @@
-//! Shareable reports: a session's analysis, a preset's plan, the diff of its summarized range and
-//! a compaction's result rendered as Markdown (for issue trackers) or one self-contained HTML
-//! page (for browsers, offline).
+//! Shareable reports: a session's analysis, a preset's plan, the diff of its summarized range,
+//! a compaction's result and a replay (`replay`) rendered as Markdown (for issue trackers) or
+//! one self-contained HTML page (for browsers, offline).
 //!
 //! Owns: what a shared report shows and how every piece of session content is masked before it
 //! lands in one. Pure: builds strings from core data; must not print, read files, run presets or
@@ -8,6 +8,7 @@
 
 pub mod html;
 pub mod md;
+pub mod replay;
 
 use crate::analysis::Analysis;
 use crate::compaction::{Finding, Plan};
