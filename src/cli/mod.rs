@@ -262,6 +262,9 @@ pub struct Common {
     /// A configuration file layered over the defaults (e.g. `[models."name"]` entries).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Count every message afresh and keep no counts (also `CTXRAY_NO_CACHE=1`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl Common {
@@ -278,6 +281,7 @@ impl Common {
             model: self.model.clone(),
             window: self.window,
             tokenizer: self.tokenizer,
+            cache: crate::count_cache::CountCache::from_env(self.no_cache),
         }
     }
 }
