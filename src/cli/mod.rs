@@ -7,8 +7,10 @@ mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
+mod loading;
 mod plan_cmd;
 mod presets_cmd;
+mod progress_line;
 mod replay_cmd;
 mod report_json;
 mod report_text;
@@ -438,9 +440,7 @@ fn source_of(source: &str, follow: bool) -> anyhow::Result<crate::tui::tasks::So
 }
 
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
-    let registry = crate::config::load_registry(common.config.as_deref())?;
-    let session = load_source(source, common.from)?;
-    Ok(Analysis::new(session, &registry, &common.options()))
+    loading::analyse(source, common)
 }
 
 /// Loads and analyses a session and runs a preset on it; an unknown preset or setting is
