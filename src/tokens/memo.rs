@@ -16,7 +16,8 @@ use crate::session::{Message, Part, Role};
 /// count.
 pub type Key = u128;
 
-/// Bumped whenever what a key covers, or how a count is made from it, changes.
+/// Bumped whenever what a key covers, or how a count is made from it, changes. The crate's
+/// version is hashed too, so counts kept by another release (another counter) are not used.
 const KEY_VERSION: &[u8] = b"ctxray-count-key-1\0";
 
 /// The key of `message`'s counted content under `encoding`, or `None` when the message has no
@@ -27,6 +28,8 @@ pub fn message_key(message: &Message, encoding: Encoding) -> Option<Key> {
     }
     let mut hasher = Xxh3::new();
     hasher.update(KEY_VERSION);
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update(b"\0");
     hasher.update(encoding.name().as_bytes());
     let mut pieces = 0usize;
     for part in &message.parts {
