@@ -2,13 +2,15 @@
 //! the encoding and window that apply, per-message counts, tool-call groups and findings.
 //!
 //! Owns: resolving model → window/encoding (flags over the source over the registry) and
-//! running the pure passes once. Children (subagents) are analysed the same way.
+//! running the pure passes once. Children (subagents) are analysed the same way. Counts kept
+//! by an earlier run come from the count cache the options name (`count_cache`).
 
 use crate::compaction::{findings, group_messages, Finding, Grouping};
+use crate::count_cache::CountCache;
 use crate::session::Session;
 use crate::tokens::{
-    count_session_after, count_session_with, Counter, Counts, Encoding, ImageCosting, MessageCount,
-    ModelInfo, Registry,
+    count_session_after, count_session_memo, count_session_with, CountMemo, Counter, Counts,
+    Encoding, ImageCosting, MessageCount, ModelInfo, Registry,
 };
 
 /// What the user asked for on the command line (each overrides what the source says).
@@ -17,6 +19,8 @@ pub struct Options {
     pub model: Option<String>,
     pub window: Option<u64>,
     pub tokenizer: Option<Encoding>,
+    /// Where counts of earlier runs are kept (`None`: count everything, keep nothing).
+    pub cache: Option<CountCache>,
 }
 
 /// Where the context window figure came from.
@@ -100,12 +104,44 @@ impl Analysis {
 
     /// [`Analysis::with_progress`] of a session that grew since it was analysed: the counts in
     /// `known` are reused when they were made with the encoding and costing that apply now.
+    ///
+    /// With a count cache in `options` and nothing `known` (a first analysis), the counts
+    /// stored for the source's file are used for every message (and its children's) whose
+    /// content is unchanged, and the cache is updated afterwards. A session that grew while
+    /// followed reuses `known` instead and leaves the cache alone.
     pub fn grown(
+        session: Session,
+        registry: &Registry,
+        options: &Options,
+        progress: Option<&crate::progress::Progress>,
+        known: &KnownCounts,
+    ) -> Analysis {
+        let stored = match &options.cache {
+            Some(cache) if known.messages.is_empty() => cache.open(&session.source.path),
+            _ => None,
+        };
+        let Some(mut stored) = stored else {
+            return Analysis::build(session, registry, options, progress, known, None);
+        };
+        let analysis = Analysis::build(
+            session,
+            registry,
+            options,
+            progress,
+            known,
+            Some(&mut stored.memo),
+        );
+        stored.finish();
+        analysis
+    }
+
+    fn build(
         mut session: Session,
         registry: &Registry,
         options: &Options,
         progress: Option<&crate::progress::Progress>,
         known: &KnownCounts,
+        mut memo: Option<&mut CountMemo>,
     ) -> Analysis {
         let children = std::mem::take(&mut session.children);
         let model = options.model.clone().or_else(|| session.model.clone());
@@ -132,7 +168,12 @@ impl Analysis {
         }
         let reusable = known.encoding == Some(encoding) && known.images == info.images;
         let known = if reusable { &known.messages[..] } else { &[] };
-        let counts = count_session_after(&session, &counter, info.images, progress, known);
+        let counts = match memo.as_deref_mut() {
+            Some(memo) if known.is_empty() => {
+                count_session_memo(&session, &counter, info.images, progress, memo)
+            }
+            _ => count_session_after(&session, &counter, info.images, progress, known),
+        };
         let grouping = group_messages(&session);
         let findings =
             findings::session_findings(&session, &grouping, counts.total(), Some(window));
@@ -143,7 +184,8 @@ impl Analysis {
                 if child.model.is_none() {
                     child.model = model.clone();
                 }
-                Analysis::new(child, registry, options)
+                let none = KnownCounts::default();
+                Analysis::build(child, registry, options, None, &none, memo.as_deref_mut())
             })
             .collect();
         Analysis {

@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod cli;
 pub mod compaction;
 pub mod config;
+pub mod count_cache;
 pub mod diff;
 pub mod export;
 pub mod formats;

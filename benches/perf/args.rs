@@ -12,6 +12,8 @@ pub struct Args {
     pub all_presets: bool,
     /// Only parse, count and dump the texts (for `tools/bench/compare_tiktoken.py`).
     pub count_only: bool,
+    /// Only what the count cache saves and costs (`cache::cache`).
+    pub cache_only: bool,
     pub dump_texts: Option<PathBuf>,
     pub dir: PathBuf,
     /// Messages of the many-rows session for the frame timing (0: skip).
@@ -41,6 +43,7 @@ impl Args {
             reference: false,
             all_presets: false,
             count_only: false,
+            cache_only: false,
             dump_texts: None,
             dir: std::env::temp_dir().join("ctxray-bench"),
             many: 100_000,
@@ -62,6 +65,7 @@ impl Args {
                 "--reference" => args.reference = true,
                 "--all-presets" => args.all_presets = true,
                 "--count-only" => args.count_only = true,
+                "--cache-only" => args.cache_only = true,
                 "--dump-texts" => args.dump_texts = it.next().map(PathBuf::from),
                 "--dir" => args.dir = it.next().map(PathBuf::from).expect("--dir DIR"),
                 "--many" => args.many = it.next().and_then(|s| s.parse().ok()).expect("--many N"),

@@ -5,8 +5,10 @@
 //! ```text
 //! cargo bench --bench perf -- [--size 100M] [--format claude-code|codex|openai-chat]
 //!                             [--reference] [--all-presets] [--many N] [--count-only]
-//!                             [--dump-texts FILE] [--dir DIR]
+//!                             [--dump-texts FILE] [--dir DIR] [--cache-only]
 //! ```
+//! `--cache-only` measures only the count cache: counting with an empty and a full memo, the
+//! file's write and read, and `ctxray report --json` without the cache, cold and warm.
 //! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
 //! JSON lines for `tools/bench/compare_tiktoken.py`. Not run by `cargo test`.
 
@@ -16,6 +18,7 @@ mod text;
 mod write;
 
 mod args;
+mod cache;
 mod follow;
 mod measure;
 
@@ -39,12 +42,17 @@ fn main() {
     );
     for shape in &args.shapes {
         let path = generated(&args.dir, *shape, args.size);
+        if args.cache_only {
+            println!("\n== {} · {} MB", shape.name(), mb(args.size));
+            cache::cache(&path, &args.dir);
+            continue;
+        }
         measure::session(&path, *shape, &args);
         if !args.count_only {
             follow::follow(&path, &args.dir);
         }
     }
-    if args.many > 0 && !args.count_only {
+    if args.many > 0 && !args.count_only && !args.cache_only {
         let path = args.dir.join(format!("many-{}.json", args.many));
         if !path.exists() {
             let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));

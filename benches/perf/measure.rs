@@ -271,11 +271,12 @@ fn plans(analysis: &Analysis, all: bool) {
     println!("{line}");
 }
 
-/// `ctxray report --json` as a user runs it: wall, CPU and peak memory (by /usr/bin/time).
+/// `ctxray report --json` as a user runs it the first time (no count cache): wall, CPU and peak
+/// memory (by /usr/bin/time).
 fn report_binary(path: &Path, file_len: u64) {
     let bin = env!("CARGO_BIN_EXE_ctxray");
     let out = std::process::Command::new("/usr/bin/time")
-        .args(["-f", "%e %U %S %M", bin, "report", "--json"])
+        .args(["-f", "%e %U %S %M", bin, "report", "--json", "--no-cache"])
         .arg(path)
         .stdout(std::process::Stdio::null())
         .output();

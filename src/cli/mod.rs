@@ -7,8 +7,10 @@ mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
+mod loading;
 mod plan_cmd;
 mod presets_cmd;
+mod progress_line;
 mod replay_cmd;
 mod report_json;
 mod report_text;
@@ -262,6 +264,9 @@ pub struct Common {
     /// A configuration file layered over the defaults (e.g. `[models."name"]` entries).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Count every message afresh and keep no counts (also `CTXRAY_NO_CACHE=1`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl Common {
@@ -278,6 +283,7 @@ impl Common {
             model: self.model.clone(),
             window: self.window,
             tokenizer: self.tokenizer,
+            cache: crate::count_cache::CountCache::from_env(self.no_cache),
         }
     }
 }
@@ -434,9 +440,7 @@ fn source_of(source: &str, follow: bool) -> anyhow::Result<crate::tui::tasks::So
 }
 
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
-    let registry = crate::config::load_registry(common.config.as_deref())?;
-    let session = load_source(source, common.from)?;
-    Ok(Analysis::new(session, &registry, &common.options()))
+    loading::analyse(source, common)
 }
 
 /// Loads and analyses a session and runs a preset on it; an unknown preset or setting is

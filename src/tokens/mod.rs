@@ -1,14 +1,17 @@
 //! Token accounting: exact text counts per message, framing and image overhead beside them.
 //!
 //! Owns: encodings (`encoding`), the model registry (`registry`), non-text costs (`overhead`),
+//! content keys of counted messages (`memo`),
 //! and counting a whole session on all cores. Pure: no IO beyond reading a registry file the
 //! caller names.
 
 pub mod encoding;
+pub mod memo;
 pub mod overhead;
 pub mod registry;
 
 pub use encoding::{Counter, Encoding};
+pub use memo::CountMemo;
 pub use registry::{ImageCosting, ModelInfo, Registry};
 
 use crate::session::{Message, Part, Role, Session};
@@ -90,21 +93,53 @@ pub fn count_session_after(
         p.advance(known.len() as u64);
     }
     let mut counts = known.to_vec();
-    counts.extend(count_messages(
-        &session.messages[known.len()..],
-        counter,
-        costing,
-        progress,
-    ));
+    counts.extend(
+        count_messages(
+            &session.messages[known.len()..],
+            counter,
+            costing,
+            progress,
+            None,
+        )
+        .into_iter()
+        .map(|(count, _)| count),
+    );
     Counts { messages: counts }
 }
+
+/// [`count_session_with`] that takes a message's text count from `memo` when its content key is
+/// known there, counts the others, and notes every keyed message in `memo`.
+pub fn count_session_memo(
+    session: &Session,
+    counter: &Counter,
+    costing: ImageCosting,
+    progress: Option<&crate::progress::Progress>,
+    memo: &mut CountMemo,
+) -> Counts {
+    let counted = count_messages(&session.messages, counter, costing, progress, Some(memo));
+    let mut messages = Vec::with_capacity(counted.len());
+    for (count, keyed) in counted {
+        if let Some((key, hit)) = keyed {
+            // A count past u32 (16 GB of text in one message) is not kept.
+            if let Ok(n) = u32::try_from(count.tokens) {
+                memo.note(key, n, hit);
+            }
+        }
+        messages.push(count);
+    }
+    Counts { messages }
+}
+
+/// A message's counts, and with a memo its content key and whether the memo knew it.
+type Counted = (MessageCount, Option<(memo::Key, bool)>);
 
 fn count_messages(
     messages: &[Message],
     counter: &Counter,
     costing: ImageCosting,
     progress: Option<&crate::progress::Progress>,
-) -> Vec<MessageCount> {
+    memo: Option<&CountMemo>,
+) -> Vec<Counted> {
     let advance = |n: usize| {
         if let Some(p) = progress {
             p.advance(n as u64);
@@ -114,9 +149,18 @@ fn count_messages(
         .map(|n| n.get())
         .unwrap_or(1)
         .min(8);
-    let count_one = |m: &Message| MessageCount {
-        tokens: message_tokens(m, counter),
-        overhead: overhead::message_overhead(m, costing),
+    let count_one = |m: &Message| -> Counted {
+        let overhead = overhead::message_overhead(m, costing);
+        let key = memo.and_then(|_| memo::message_key(m, counter.encoding()));
+        let known = key.and_then(|k| memo?.get(k));
+        let tokens = match known {
+            Some(n) => n as usize,
+            None => message_tokens(m, counter),
+        };
+        (
+            MessageCount { tokens, overhead },
+            key.map(|k| (k, known.is_some())),
+        )
     };
     if threads < 2 || messages.len() < 64 {
         let counts = messages.iter().map(count_one).collect();
@@ -127,8 +171,8 @@ fn count_messages(
     let chunk = messages.len().div_ceil(threads * 8);
     let chunks: Vec<&[Message]> = messages.chunks(chunk).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Vec<MessageCount>> = vec![Vec::new(); chunks.len()];
-    let done: Vec<(usize, Vec<MessageCount>)> = std::thread::scope(|scope| {
+    let mut results: Vec<Vec<Counted>> = vec![Vec::new(); chunks.len()];
+    let done: Vec<(usize, Vec<Counted>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
