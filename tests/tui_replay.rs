@@ -304,6 +304,10 @@ fn the_screen_marks_a_compaction_where_it_fired_and_reads_out_the_step() {
     for _ in 0..first.step - 1 {
         update(&mut s, Msg::Step(1));
     }
+    // Any terminal size draws (what does not fit is left out).
+    for (w, h) in [(20, 5), (40, 10), (80, 8), (1, 1)] {
+        frame(&s, w, h);
+    }
     let before = frame(&s, 160, 45);
     assert!(before.contains("step 3/15 · record #5 · "), "{before}");
     assert!(before.contains("0 compactions so far"), "{before}");

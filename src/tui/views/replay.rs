@@ -26,7 +26,7 @@ use crate::tui::theme::Theme;
 const LISTED: usize = 4;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, player: &Player, theme: &Theme) {
-    let Some(r) = player.replay.as_deref() else {
+    let Some(r) = player.replay.as_deref().filter(|r| !r.steps.is_empty()) else {
         let lines = vec![
             title_line(state, player, None, theme),
             Line::styled(
