@@ -417,14 +417,14 @@ fn r_plays_the_replay_and_brackets_step_it() {
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     let moved = frame_where(&out, |s| {
-        s.contains("▶ 2 steps/s") && !s.contains("step 1/15 ") && s.contains("replay ")
+        s.contains("▶ playing · 2 steps/s") && !s.contains("step 1/15 ") && s.contains("replay ")
     });
     assert!(moved.is_some(), "the animation never advanced by itself");
     let end = frame_where(&out, |s| {
         s.contains("step 15/15 · record #28 (the next request)")
     });
     let stepped = frame_where(&out, |s| {
-        s.contains("step 2/15 · record #3 · ") && s.contains("⏸ paused")
+        s.contains("step 2/15 · record #3 · ") && s.contains("‖ paused")
     });
     assert!(end.is_some(), "End did not reach the last step");
     assert!(stepped > end, "] after Home did not show step 2, paused");
@@ -434,7 +434,7 @@ fn r_plays_the_replay_and_brackets_step_it() {
     );
     // After q the inspector is back (its list and footer), and the next q quit.
     let all = screens(&out);
-    let last_replay = all.iter().rposition(|s| s.contains("⏸ paused")).unwrap();
+    let last_replay = all.iter().rposition(|s| s.contains("‖ paused")).unwrap();
     assert!(
         all[last_replay..]
             .iter()

@@ -324,7 +324,7 @@ fn the_screen_marks_a_compaction_where_it_fired_and_reads_out_the_step() {
         )),
         "{screen}"
     );
-    assert!(screen.contains("⏸ paused · 2 steps/s"), "{screen}");
+    assert!(screen.contains("‖ paused · 2 steps/s"), "{screen}");
     assert!(
         screen.contains(&format!(
             "compacted here: {} → {}",

@@ -100,7 +100,7 @@ const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "r",
-        help: "replay (space pause · [ ] step · < > speed · Home End · Esc)",
+        help: "replay (space pause · [ ] step · < > speed · Esc)",
         listens: &[plain('r')],
         msg: || Msg::Replay,
     },

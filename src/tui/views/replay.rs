@@ -190,9 +190,9 @@ fn readout_line<'a>(r: &Replay, player: &Player, compactions: usize, theme: &The
     };
     let plural = if compactions == 1 { "" } else { "s" };
     let state = if player.playing {
-        format!("▶ {} steps/s", player.speed)
+        format!("▶ playing · {} steps/s", player.speed)
     } else {
-        format!("⏸ paused · {} steps/s", player.speed)
+        format!("‖ paused · {} steps/s", player.speed)
     };
     let mut spans = vec![
         Span::styled(
@@ -298,7 +298,7 @@ fn render_chart(frame: &mut Frame, area: Rect, r: &Replay, at: usize, theme: &Th
         .border_style(theme.fg("dim"))
         .title(Span::styled(" context per check ", theme.bold("title")))
         .title(Span::styled(
-            " ━ tokens sent  ─ threshold  │ compaction (before→after) ",
+            " ━ tokens sent  ─ trigger (the preset's estimate)  │ compaction (before→after) ",
             theme.fg("dim"),
         ));
     let inner = block.inner(area);
