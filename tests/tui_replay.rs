@@ -372,3 +372,22 @@ fn the_screen_marks_a_compaction_where_it_fired_and_reads_out_the_step() {
         "{screen}"
     );
 }
+
+#[test]
+fn r_waits_while_a_network_summary_is_being_written() {
+    let mut s = state(14, Some("custom"), &SETS);
+    let plan = s.plan.clone().expect("custom plans this session");
+    s.summarizing = Some(ctxray::tui::state::Summarizing {
+        id: 0,
+        label: "openai:gpt-4o-mini".into(),
+        provider: "openai",
+        plan,
+        messages: 1,
+        tokens: 1,
+        masked: 0,
+        text: String::new(),
+    });
+    update(&mut s, Msg::Replay);
+    assert!(s.replay.is_none());
+    assert!(s.notice.as_deref().unwrap().contains("still writing"));
+}

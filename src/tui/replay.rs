@@ -85,6 +85,10 @@ fn start_speed(steps: usize) -> u32 {
 /// `r`: replays the session under the active preset and settings and starts playing it; a
 /// large session is replayed apart (`wanted`). What refuses shows in the footer.
 pub fn enter(state: &mut AppState) {
+    if let Some(s) = &state.summarizing {
+        state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
+        return;
+    }
     let Some(name) = state.preset.clone() else {
         state.notice = Some("no preset: p chooses one to replay under".into());
         return;
