@@ -66,23 +66,30 @@ fn shown(out: &[u8], needle: &str) -> bool {
 
 /// The number of the first frame whose screen held `needle`.
 fn first_frame(out: &[u8], needle: &str) -> Option<usize> {
+    frame_where(out, |screen| screen.contains(needle))
+}
+
+/// The number of the first frame whose screen (as text) satisfies `test`.
+fn frame_where(out: &[u8], test: impl Fn(&str) -> bool) -> Option<usize> {
+    screens(out).iter().position(|s| test(s))
+}
+
+/// The screen after each frame, as text.
+fn screens(out: &[u8]) -> Vec<String> {
     let mut term = vt100::Parser::new(30, 120, 0);
     let is_end = |w: &[u8]| w == b"\x1b[?25l" || w == b"\x1b[?25h";
     let mut at = 0;
-    let mut frame = 0;
+    let mut all = Vec::new();
     while at < out.len() {
         let end = out[at..]
             .windows(6)
             .position(is_end)
             .map_or(out.len(), |p| at + p + 6);
         term.process(&out[at..end]);
-        if term.screen().contents().contains(needle) {
-            return Some(frame);
-        }
+        all.push(term.screen().contents());
         at = end;
-        frame += 1;
     }
-    None
+    all
 }
 
 #[test]
@@ -370,5 +377,68 @@ async fn esc_stops_a_summary_that_never_comes_and_closes_the_connection() {
     assert!(
         server.closed_within(0, Duration::from_secs(3)).await,
         "the connection stayed open"
+    );
+}
+
+#[test]
+fn r_plays_the_replay_and_brackets_step_it() {
+    // 14 exchanges of 1,000-token messages under custom, trigger 6,500: 15 check points, the
+    // first compaction before record 7 (tests/tui_replay.rs works it out).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chat.json");
+    let counter = ctxray::tokens::Counter::new(ctxray::tokens::Encoding::O200kBase);
+    let text = ctxray::replay::filler::summary_of(1000, &counter);
+    let messages: Vec<serde_json::Value> = (0..14)
+        .flat_map(|_| {
+            [
+                serde_json::json!({"role": "user", "content": text}),
+                serde_json::json!({"role": "assistant", "content": text}),
+            ]
+        })
+        .collect();
+    let session = serde_json::json!({"model": "gpt-4o", "messages": messages});
+    std::fs::write(&path, session.to_string()).unwrap();
+    let args = format!(
+        "{} --window 128000 --preset custom --set trigger_tokens=6500 --set keep_last=2",
+        path.display()
+    );
+    // r plays at 2 steps a second; End stops at the last step, Home goes back to the first,
+    // `]` steps to the second; q leaves the replay, the second q quits.
+    let (code, out, _) = run_in_pty(
+        &args,
+        &[
+            (1500, "r"),
+            (1600, "\x1b[F"),
+            (300, "\x1b[H"),
+            (300, "]"),
+            (400, "q"),
+            (300, "q"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    let moved = frame_where(&out, |s| {
+        s.contains("▶ playing · 2 steps/s") && !s.contains("step 1/15 ") && s.contains("replay ")
+    });
+    assert!(moved.is_some(), "the animation never advanced by itself");
+    let end = frame_where(&out, |s| {
+        s.contains("step 15/15 · record #28 (the next request)")
+    });
+    let stepped = frame_where(&out, |s| {
+        s.contains("step 2/15 · record #3 · ") && s.contains("‖ paused")
+    });
+    assert!(end.is_some(), "End did not reach the last step");
+    assert!(stepped > end, "] after Home did not show step 2, paused");
+    assert!(
+        frame_where(&out, |s| s.contains("⇣ compaction 1 · step 4 · record #7")).is_some(),
+        "the first compaction was never listed"
+    );
+    // After q the inspector is back (its list and footer), and the next q quit.
+    let all = screens(&out);
+    let last_replay = all.iter().rposition(|s| s.contains("‖ paused")).unwrap();
+    assert!(
+        all[last_replay..]
+            .iter()
+            .any(|s| s.contains("1 of 28 · j/k move")),
+        "q did not leave the replay for the inspector"
     );
 }

@@ -94,6 +94,13 @@ impl App {
         matches!(self.screen, Screen::Loading(_))
     }
 
+    /// Whether a replay plays: the runtime then sends `Msg::Tick`.
+    pub fn ticks(&self) -> bool {
+        self.inspector()
+            .and_then(|s| s.replay.as_ref())
+            .is_some_and(|p| p.ticks())
+    }
+
     /// The progress of the load in front, for the task that does it.
     pub fn progress(&self) -> Option<Arc<Progress>> {
         match &self.screen {
@@ -105,6 +112,10 @@ impl App {
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     match (&mut app.screen, msg) {
+        // `q` leaves a replay before it quits.
+        (Screen::Inspect(state), Msg::Quit) if state.replay.is_some() => {
+            super::update::update(state, Msg::Quit)
+        }
         (_, Msg::Quit) => vec![Effect::Quit],
         (Screen::Picker(p), Msg::Discovered(found)) => {
             p.set_discovery(found);

@@ -99,6 +99,42 @@ const BINDINGS: &[Binding] = &[
         msg: || Msg::Compact,
     },
     Binding {
+        keys: "r",
+        help: "replay (space pause · [ ] step · < > speed · Esc)",
+        listens: &[plain('r')],
+        msg: || Msg::Replay,
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain(' ')],
+        msg: || Msg::PlayPause,
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('[')],
+        msg: || Msg::Step(-1),
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain(']')],
+        msg: || Msg::Step(1),
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('<')],
+        msg: || Msg::Speed(-1),
+    },
+    Binding {
+        keys: "",
+        help: "",
+        listens: &[plain('>')],
+        msg: || Msg::Speed(1),
+    },
+    Binding {
         keys: "p P",
         help: "next / previous compaction preset",
         listens: &[plain('p')],

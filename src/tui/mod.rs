@@ -12,6 +12,7 @@ pub mod keymap;
 pub mod knob;
 pub mod msg;
 pub mod picker;
+pub mod replay;
 pub mod runtime;
 pub mod search;
 pub mod state;

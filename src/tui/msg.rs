@@ -34,6 +34,14 @@ pub enum Msg {
     ),
     /// The diff of a plan run apart.
     Diffed(crate::tui::state::WhatIfKey, Box<crate::diff::Diff>),
+    /// A replay run apart (a large session) finished (`Err`: why the preset could not replay).
+    Replayed(
+        crate::tui::state::WhatIfKey,
+        Box<Result<crate::replay::Replay, String>>,
+    ),
+    /// The replay's animation clock: this much time passed since the last tick (the runtime
+    /// sends it only while a replay plays).
+    Tick(std::time::Duration),
     /// Something worth a line in the footer (a live source ended, a poll failed).
     Notice(String),
     /// Text a network summarizer streamed for the call `id`.
@@ -71,6 +79,14 @@ pub enum Msg {
     /// Run the active preset's compaction (offline summary, or the network summarizer chosen
     /// on the command line) and inspect the result.
     Compact,
+    /// Play the replay of the session under the active preset (or leave it).
+    Replay,
+    /// In the replay: pause or resume.
+    PlayPause,
+    /// In the replay: one step back (-1) or forward (+1), pausing.
+    Step(i8),
+    /// In the replay: slower (-1) or faster (+1).
+    Speed(i8),
     /// Open the subagents of this session (or the selected one, when the list is open).
     Subagents,
     /// Open a prompt line: `/` search or `:` command.

@@ -5,7 +5,7 @@
 
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
@@ -124,9 +124,18 @@ async fn event_loop(
     let mut hup = signal(SignalKind::hangup())?;
     let mut int = signal(SignalKind::interrupt())?;
     let mut tick = tokio::time::interval(Duration::from_millis(80));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The replay's clock: when the last tick was sent (`None` while no replay plays).
+    let mut last_tick: Option<Instant> = None;
     let mut dirty = true;
     loop {
         start_wanted_work(&mut app, &tx);
+        let ticking = app.ticks();
+        if ticking {
+            last_tick.get_or_insert_with(Instant::now);
+        } else {
+            last_tick = None;
+        }
         dirty |= theme.highlighter().take_ready();
         if dirty {
             draw(terminal, &mut app, theme)?;
@@ -147,9 +156,14 @@ async fn event_loop(
             _ = term.recv() => return Ok(Exit::Signal(15)),
             _ = hup.recv() => return Ok(Exit::Signal(1)),
             _ = int.recv() => return Ok(Exit::Signal(2)),
-            _ = tick.tick(), if app.animates() || theme.highlighter().busy() => {
+            _ = tick.tick(), if ticking || app.animates() || theme.highlighter().busy() => {
                 dirty = true;
-                None
+                last_tick.as_mut().filter(|_| ticking).map(|at| {
+                    let now = Instant::now();
+                    let elapsed = now - *at;
+                    *at = now;
+                    Msg::Tick(elapsed)
+                })
             }
         };
         let Some(msg) = msg else { continue };
@@ -180,8 +194,8 @@ async fn event_loop(
     }
 }
 
-/// Starts what the inspector waits for and has not asked for: a large session's plan, the
-/// timeline's what-if search.
+/// Starts what the inspector waits for and has not asked for: a large session's plan and
+/// replay, the timeline's what-if search.
 fn start_wanted_work(app: &mut App, tx: &mpsc::UnboundedSender<Msg>) {
     let Screen::Inspect(state) = &mut app.screen else {
         return;
@@ -189,6 +203,12 @@ fn start_wanted_work(app: &mut App, tx: &mpsc::UnboundedSender<Msg>) {
     if let Some(key) = state.plan_wanted() {
         state.plan_asked = Some(key.clone());
         tasks::spawn_plan(state.analysis.clone(), key, tx.clone());
+    }
+    if let Some(key) = super::replay::wanted(state) {
+        if let Some(p) = state.replay.as_mut() {
+            p.asked = true;
+        }
+        tasks::spawn_replay(state.analysis.clone(), key, tx.clone());
     }
     if let Some(key) = state.what_if_wanted() {
         state.what_if_asked = Some(key.clone());

@@ -105,6 +105,8 @@ pub struct AppState {
     pub summarizing: Option<Summarizing>,
     /// The id the next summarizer call gets (late results of a cancelled call are dropped).
     pub next_call: u64,
+    /// The replay being played (`r`): while it is open, it takes the keys and the screen.
+    pub replay: Option<crate::tui::replay::Player>,
 }
 
 /// A network summarizer call in flight: the plan it carries out and the text so far.
@@ -189,6 +191,7 @@ impl AppState {
             summarizer: None,
             summarizing: None,
             next_call: 0,
+            replay: None,
         };
         state.replan();
         state
@@ -323,14 +326,8 @@ impl AppState {
     /// window ctxray resolved for the model. The second value names where it came from.
     pub fn gauge_window(&self) -> (u64, String) {
         if let Some(plan) = &self.plan {
-            for name in [
-                "context_window",
-                "max_context_window_tokens",
-                "config_context_length",
-            ] {
-                if let Some(w) = plan.settings.int(name).filter(|w| *w > 0) {
-                    return (w as u64, format!("{} {name}", plan.preset));
-                }
+            if let Some((w, name)) = preset_window(&plan.settings) {
+                return (w, format!("{} {name}", plan.preset));
             }
         }
         (
@@ -350,6 +347,20 @@ impl AppState {
             .filter(|k| k > last_summarized)
             .min()
     }
+}
+
+/// The context window a preset's settings configure, and the setting's name, when they do.
+pub fn preset_window(settings: &crate::compaction::Settings) -> Option<(u64, &'static str)> {
+    [
+        "context_window",
+        "max_context_window_tokens",
+        "config_context_length",
+    ]
+    .into_iter()
+    .find_map(|name| {
+        let w = settings.int(name).filter(|w| *w > 0)?;
+        Some((w as u64, name))
+    })
 }
 
 /// Fates by message index; where a message is in several lists (a framework that renders a

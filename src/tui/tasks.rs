@@ -189,6 +189,18 @@ pub fn spawn_plan(
     });
 }
 
+/// Replays a large session apart; the replay arrives as `Msg::Replayed`.
+pub fn spawn_replay(
+    analysis: Arc<Analysis>,
+    key: crate::tui::state::WhatIfKey,
+    tx: UnboundedSender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let result = crate::tui::replay::run(&analysis, &key);
+        let _ = tx.send(Msg::Replayed(key, Box::new(result)));
+    });
+}
+
 /// Finds the sessions on this machine for the picker.
 pub fn spawn_discover(locations: crate::live::discover::Locations, tx: UnboundedSender<Msg>) {
     std::thread::spawn(move || {

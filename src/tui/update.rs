@@ -10,12 +10,15 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let page = usize::from(state.viewport.max(2)) - 1;
     if !matches!(
         msg,
-        Msg::Frame(_) | Msg::Viewport(_) | Msg::SessionUpdated(_)
+        Msg::Frame(_) | Msg::Viewport(_) | Msg::SessionUpdated(_) | Msg::Tick(_)
     ) {
         state.notice = None;
     }
     if state.subagents.is_some() && is_key(&msg) {
         return subagent_key(state, msg);
+    }
+    if state.replay.is_some() && is_key(&msg) {
+        return super::replay::key(state, msg);
     }
     match msg {
         Msg::Quit => return vec![Effect::Quit],
@@ -70,6 +73,12 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Knob(dir) => turn_knob(state, dir),
         Msg::Subagents => open_subagents(state),
         Msg::Compact => return compact(state),
+        Msg::Replay => super::replay::enter(state),
+        Msg::Replayed(key, result) => super::replay::replayed(state, key, *result),
+        Msg::Tick(elapsed) => super::replay::tick(state, elapsed),
+        Msg::PlayPause | Msg::Step(_) | Msg::Speed(_) => {
+            state.notice = Some("no replay playing: r starts one".into());
+        }
         Msg::SummaryDelta { id, text } => {
             if let Some(s) = state.summarizing.as_mut().filter(|s| s.id == id) {
                 s.text.push_str(&text);
@@ -117,6 +126,8 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
             | Msg::Planned(..)
+            | Msg::Replayed(..)
+            | Msg::Tick(_)
             | Msg::Diffed(..)
             | Msg::SummaryDelta { .. }
             | Msg::SummaryDone { .. }

@@ -1,5 +1,5 @@
 //! The footer: the active preset's state, then one line that is the open prompt (`/`, `:`), a
-//! notice, or the position, search and the keys most used.
+//! notice, or the position, search and the keys most used (the replay's keys while it plays).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -58,6 +58,11 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         ])
     } else if let Some(notice) = &state.notice {
         Line::styled(format!(" {notice}"), theme.fg("warn"))
+    } else if state.replay.is_some() {
+        Line::styled(
+            " replay · space pause/play · [ ] step · < > speed · Home End jump · ? help · Esc q r leave",
+            theme.fg("dim"),
+        )
     } else {
         let search = match &state.search {
             Some(s) => {

@@ -10,6 +10,7 @@ mod help;
 mod list;
 mod loading;
 pub mod picker;
+mod replay;
 mod result;
 mod subagents;
 mod summarizer;
@@ -53,6 +54,19 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
             Constraint::Length(2),
         ])
         .split(area);
+    if let Some(player) = &state.replay {
+        let screen = Rect {
+            height: rows[0].height + rows[1].height,
+            ..rows[0]
+        };
+        replay::render(frame, screen, state, player, theme);
+        footer::render(frame, rows[2], state, theme);
+        if state.show_help {
+            help::render(frame, centered(area, 70, 90), theme);
+        }
+        // The list is not drawn: its layout stays as the last frame left it.
+        return state.layout.clone();
+    }
     header::render(frame, rows[0], state, theme);
     let wide = rows[1].width >= 100;
     let body = Layout::default()

@@ -321,11 +321,11 @@ fn polyline(ctx: &mut Context, points: &[(f64, f64)], color: ratatui::style::Col
     }
 }
 
-type Xy = (f64, f64);
+pub(super) type Xy = (f64, f64);
 
 /// At most two points per bucket of the x range — the lowest and the highest, in x order — so
 /// a 100k-request session draws as fast as a short one and its drops (a sawtooth) survive.
-fn thin(points: Vec<Xy>, buckets: usize) -> Vec<Xy> {
+pub(super) fn thin(points: Vec<Xy>, buckets: usize) -> Vec<Xy> {
     if buckets == 0 || points.len() <= buckets * 2 {
         return points;
     }
@@ -354,7 +354,7 @@ fn thin(points: Vec<Xy>, buckets: usize) -> Vec<Xy> {
 }
 
 /// `950`, `4.8k`, `152k`, `1.2M`.
-fn short(n: u64) -> String {
+pub(super) fn short(n: u64) -> String {
     match n {
         0..=999 => n.to_string(),
         1_000..=9_999 => format!("{:.1}k", n as f64 / 1e3),
