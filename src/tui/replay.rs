@@ -85,6 +85,13 @@ fn start_speed(steps: usize) -> u32 {
 /// `r`: replays the session under the active preset and settings and starts playing it; a
 /// large session is replayed apart (`wanted`). What refuses shows in the footer.
 pub fn enter(state: &mut AppState) {
+    if let Some((read, total)) = state.loading {
+        state.notice = Some(format!(
+            "still reading the session ({}%): the replay waits for all of it",
+            read * 100 / total.max(1)
+        ));
+        return;
+    }
     if let Some(s) = &state.summarizing {
         state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
         return;
