@@ -85,7 +85,7 @@ pub fn follow(path: &Path, dir: &Path) {
         "NOT visible"
     };
     println!(
-        "  follow ({} MB, {changed:?}): opened in {opened:.2} s; append → on screen {:.0} ms ({visible}) = poll+parse {:.0} + clone {:.0} + analyse {:.0} + update {:.0} + render {:.0}; plus ≤ 100 ms poll interval",
+        "  follow ({} MB, {changed:?}): opened in {opened:.2} s; append → on screen {:.0} ms ({visible}) = poll+parse {:.0} + clone {:.0} + analyse {:.0} + update {:.0} + render {:.0}; plus ≤ 50 ms poll interval",
         mb(std::fs::metadata(&copy).map_or(0, |m| m.len())),
         shown * 1e3,
         polled * 1e3,

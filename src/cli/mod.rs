@@ -460,7 +460,7 @@ fn planned(
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let (analysis, plan) = planned(source, preset, common)?;
     let d = crate::diff::diff(&analysis.session, &plan);
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match common.output() {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &diff_cmd::diff_json(&analysis, &plan, &d))?;
@@ -547,7 +547,7 @@ fn compact(
         }
         None => None,
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     match format {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(
@@ -580,7 +580,7 @@ fn compact(
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let (analysis, plan) = planned(source, preset, common)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match common.output() {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &plan_cmd::plan_json(&analysis, &plan))?;
@@ -615,7 +615,7 @@ fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
 
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
     let analysis = analyse(source, common)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match common.output() {
         OutputFormat::Json => {
             let value = report_json::report(&analysis);

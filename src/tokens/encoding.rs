@@ -118,14 +118,14 @@ impl Counter {
             let mut cache = cache.borrow_mut();
             let cache = &mut cache[self.encoding as usize];
             let mut total = 0;
-            for piece in self.fast.split(text) {
+            super::split::each_piece(self.encoding, text, |piece| {
                 if piece.len() > PIECE_MAX {
                     total += self.fast.bpe.count(piece.as_bytes());
-                    continue;
+                    return;
                 }
                 if let Some(&n) = cache.get(piece) {
                     total += n as usize;
-                    continue;
+                    return;
                 }
                 let n = self.fast.bpe.count(piece.as_bytes());
                 if cache.len() >= CACHE_MAX {
@@ -133,7 +133,7 @@ impl Counter {
                 }
                 cache.insert(piece.into(), n as u32);
                 total += n;
-            }
+            });
             total
         })
     }

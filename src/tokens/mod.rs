@@ -9,6 +9,7 @@ pub mod encoding;
 pub mod memo;
 pub mod overhead;
 pub mod registry;
+mod split;
 
 pub use encoding::{Counter, Encoding};
 pub use memo::CountMemo;

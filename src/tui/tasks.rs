@@ -20,7 +20,7 @@ use crate::session::{Format, Session};
 use crate::tokens::Registry;
 
 /// How often a followed file is polled (well inside the 200 ms append-to-screen budget).
-pub const FOLLOW_POLL: Duration = Duration::from_millis(100);
+pub const FOLLOW_POLL: Duration = Duration::from_millis(50);
 
 /// Where a session comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
