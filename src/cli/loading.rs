@@ -18,6 +18,21 @@ use crate::progress::{Phase, Progress};
 
 /// The analysed session of `source` (a path, or `-` for stdin).
 pub fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
+    analyse_keeping(source, common, Raw::Keep)
+}
+
+/// Whether the source's bytes stay in memory after parsing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Raw {
+    /// Kept: the command shows or writes records as they were (plans, diffs, compaction).
+    Keep,
+    /// Let go once parsed: the command needs only the messages (the report), and the bytes
+    /// are as large as the file.
+    Release,
+}
+
+/// [`analyse`], letting the source's bytes go after parsing when `raw` says so.
+pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Result<Analysis> {
     let registry = crate::config::load_registry(common.config.as_deref())?;
     let options = common.options();
     let file_len = (source != "-")
@@ -26,14 +41,20 @@ pub fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
         .filter(|m| m.is_file())
         .map(|m| m.len());
     let Some(len) = file_len.filter(|&len| progress_line::wanted(len)) else {
-        let session = load_source(source, common.from)?;
+        let mut session = load_source(source, common.from)?;
+        if raw == Raw::Release {
+            release_raw(&mut session);
+        }
         return Ok(Analysis::new(session, &registry, &options));
     };
     let progress = Arc::new(Progress::new());
     let line = Line::start(progress.clone(), len);
     let bytes = read_watched(Path::new(source), len, &progress)?;
     progress.start(Phase::Parsing, 0);
-    let session = crate::formats::load_bytes(bytes, Some(source.into()), source, common.from)?;
+    let mut session = crate::formats::load_bytes(bytes, Some(source.into()), source, common.from)?;
+    if raw == Raw::Release {
+        release_raw(&mut session);
+    }
     let analysis = Analysis::with_progress(session, &registry, &options, Some(&progress));
     drop(line);
     Ok(analysis)
@@ -56,4 +77,11 @@ fn read_watched(path: &Path, len: u64, progress: &Progress) -> anyhow::Result<Ve
         bytes.extend_from_slice(&chunk[..n]);
         progress.advance(n as u64);
     }
+}
+
+/// Drops a session's (and its children's) hold on the source's bytes: raw records are no
+/// longer available, every parsed message is.
+fn release_raw(session: &mut crate::session::Session) {
+    session.buffer = Arc::default();
+    session.children.iter_mut().for_each(release_raw);
 }

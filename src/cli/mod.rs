@@ -614,7 +614,12 @@ fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
 }
 
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
-    let analysis = analyse(source, common)?;
+    // The text and JSON reports read only the parsed messages.
+    let raw = match common.output() {
+        OutputFormat::Json | OutputFormat::Text => loading::Raw::Release,
+        _ => loading::Raw::Keep,
+    };
+    let analysis = loading::analyse_keeping(source, common, raw)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match common.output() {
         OutputFormat::Json => {

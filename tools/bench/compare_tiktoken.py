@@ -87,7 +87,7 @@ def main():
 
     start = time.perf_counter()
     before = os.times()
-    out = subprocess.run([os.path.join(ROOT, "target", "release", "ctxray"), "report", "--json", session],
+    out = subprocess.run([os.path.join(ROOT, "target", "release", "ctxray"), "report", "--json", "--no-cache", session],
                          check=True, capture_output=True).stdout
     report_wall = time.perf_counter() - start
     after = os.times()
