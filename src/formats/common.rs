@@ -609,3 +609,49 @@ pub fn usage_from(
         ..Usage::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line is checked without building its value, and accepted exactly when a `Value` parse
+    /// accepts it as an object or array, with the same reason when not.
+    #[test]
+    fn checking_a_line_agrees_with_parsing_it() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let lines: Vec<&[u8]> = vec![
+            br#"{"a": 1, "b": [true, null, "x\u00e9"]}"#,
+            br#"{"x": 1e400}"#,
+            br#"{"x": -1e400}"#,
+            br#"{"x": 123456789012345678901234567890}"#,
+            deep.as_bytes(),
+            br#"{"x": "\ud800"}"#,
+            br#"{"x": 1}garbage"#,
+            b"42",
+            br#""text""#,
+            br#"[1, 2"#,
+            br#"{"dup": 1, "dup": 2}"#,
+            b"{\"bad\": \"\xff\"}",
+        ];
+        for line in lines {
+            let parsed = serde_json::from_slice::<Value>(line);
+            let checked = check_line(line);
+            match (&parsed, &checked) {
+                (Ok(v), Ok(())) => assert!(v.is_object() || v.is_array()),
+                (Ok(v), Err(BadLine::Bare)) => assert!(!v.is_object() && !v.is_array()),
+                (Err(e), Err(bad)) => assert_eq!(
+                    bad.describe(line),
+                    describe_json_error(line, e),
+                    "{}",
+                    String::from_utf8_lossy(line)
+                ),
+                _ => panic!(
+                    "{}: parse {:?}, check {:?}",
+                    String::from_utf8_lossy(line),
+                    parsed.is_ok(),
+                    checked.is_ok()
+                ),
+            }
+        }
+    }
+}
