@@ -46,29 +46,6 @@ fn summary_text(s: &Session, position: usize) -> Option<&str> {
         })
 }
 
-/// The golden's constructor kwargs as `K=V`, plus the compressor state it records.
-fn hermes_sets(g: &Value) -> Vec<String> {
-    let mut out: Vec<String> = g["settings"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| match v {
-            Value::String(s) => format!("{k}={s}"),
-            other => format!("{k}={other}"),
-        })
-        .collect();
-    let count = g["compressor_state"]["compression_count"]
-        .as_u64()
-        .unwrap_or(0);
-    if count > 0 {
-        out.push(format!("compression_count={count}"));
-    }
-    if let Some(aux) = g["auxiliary"]["context_length"].as_u64() {
-        out.push(format!("aux_context_length={aux}"));
-    }
-    out
-}
-
 /// The mismatches of one Hermes fallback golden on the session at `source`.
 fn check_hermes(g: &Value, source: &Path) -> Vec<String> {
     let e = &g["expected"];
@@ -80,7 +57,7 @@ fn check_hermes(g: &Value, source: &Path) -> Vec<String> {
     let a = Analysis::new(session, &Registry::bundled(), &options);
     let input = PlanInput::new(&a);
     let hermes = preset::find("hermes").unwrap();
-    let plan = match preset::run(hermes, &input, &hermes_sets(g)) {
+    let plan = match preset::run(hermes, &input, &support::hermes_sets(g)) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],
     };

@@ -39,31 +39,6 @@ fn cases() -> Vec<(String, PathBuf, PathBuf)> {
         .collect()
 }
 
-/// The golden's constructor kwargs as `K=V`, plus the compressor state the golden records:
-/// earlier compactions in the process and the auxiliary summarizer window.
-fn sets(g: &Value) -> Vec<String> {
-    let mut out: Vec<String> = g["settings"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| match v {
-            Value::String(s) => format!("{k}={s}"),
-            Value::Null => format!("{k}=null"),
-            other => format!("{k}={other}"),
-        })
-        .collect();
-    let count = g["compressor_state"]["compression_count"]
-        .as_u64()
-        .unwrap_or(0);
-    if count > 0 {
-        out.push(format!("compression_count={count}"));
-    }
-    if let Some(aux) = g["auxiliary"]["context_length"].as_u64() {
-        out.push(format!("aux_context_length={aux}"));
-    }
-    out
-}
-
 /// The mismatches of one case, empty when it matches.
 fn check(golden: &Path, input: &Path) -> Vec<String> {
     let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
@@ -76,7 +51,11 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
     let a = Analysis::new(session, &Registry::bundled(), &options);
     let mut input = PlanInput::new(&a);
     input.now = g["today"].as_str();
-    let plan = match preset::run(preset::find("hermes").unwrap(), &input, &sets(&g)) {
+    let plan = match preset::run(
+        preset::find("hermes").unwrap(),
+        &input,
+        &support::hermes_sets(&g),
+    ) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],
     };

@@ -442,3 +442,35 @@ fn r_plays_the_replay_and_brackets_step_it() {
         "q did not leave the replay for the inspector"
     );
 }
+
+#[test]
+fn a_large_file_is_shown_while_it_is_read_and_ends_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.jsonl");
+    let base = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code/mixed.jsonl"),
+    )
+    .unwrap();
+    let mut content = Vec::new();
+    while content.len() < 40 << 20 {
+        content.extend_from_slice(&base);
+    }
+    let last = r#"{"type":"user","sessionId":"s1","uuid":"u-last","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"LAST-LINE-MARKER"}}"#;
+    content.extend_from_slice(format!("{last}\n").as_bytes());
+    std::fs::write(&path, content).unwrap();
+    let args = path.display().to_string();
+    let (code, out, _) = run_in_pty(&args, &[(5000, "G"), (800, "q")]);
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    let screens = screens(&out);
+    let reading = screens.iter().position(|s| s.contains("reading "));
+    assert!(
+        reading.is_some(),
+        "the header never said the file was being read"
+    );
+    let end = screens
+        .iter()
+        .position(|s| s.contains("LAST-LINE-MARKER"))
+        .expect("the last line never showed");
+    assert!(reading < Some(end));
+    assert!(!screens[end].contains("reading "), "{}", screens[end]);
+}

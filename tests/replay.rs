@@ -186,6 +186,18 @@ fn pydantic_harness_062_compacts_on_every_request_when_the_kept_tail_alone_excee
         .compactions
         .iter()
         .all(|c| c.tokens_after < c.tokens_before && !codes(c).contains(&"summary-grows-request")));
+
+    // guard=fit, the stricter reading, also rejects a result that still reaches the trigger:
+    // the kept tail alone does, so no summary is ever inserted and the loop stops; each
+    // request's attempt is rejected where 0.62 compacted.
+    let mut fit = sets.to_vec();
+    fit.push("guard=fit");
+    let f = run(&a, "pydantic-ai-harness", &fit, Some(100));
+    assert!(f.compactions.is_empty(), "{:?}", at(&f));
+    let attempts: Vec<usize> = f.rejected.iter().map(|x| x.at_source_index).collect();
+    let fired: Vec<usize> = r.compactions.iter().map(|c| c.at_source_index).collect();
+    assert_eq!(attempts, fired);
+    assert!(f.steps.iter().all(|s| s.tokens == s.tokens_before));
 }
 
 #[test]

@@ -24,19 +24,19 @@ pub enum Msg {
     Picker(crate::tui::picker::PickerInput),
     /// A what-if search run apart finished (`Err`: why it could not plan).
     WhatIfDone(
-        crate::tui::state::WhatIfKey,
+        crate::tui::state::RunKey,
         Result<crate::timeline::WhatIf, String>,
     ),
     /// A plan run apart (a large session) finished.
     Planned(
-        crate::tui::state::WhatIfKey,
+        crate::tui::state::RunKey,
         Box<Result<crate::tui::state::Planned, String>>,
     ),
     /// The diff of a plan run apart.
-    Diffed(crate::tui::state::WhatIfKey, Box<crate::diff::Diff>),
+    Diffed(crate::tui::state::RunKey, Box<crate::diff::Diff>),
     /// A replay run apart (a large session) finished (`Err`: why the preset could not replay).
     Replayed(
-        crate::tui::state::WhatIfKey,
+        crate::tui::state::RunKey,
         Box<Result<crate::replay::Replay, String>>,
     ),
     /// The replay's animation clock: this much time passed since the last tick (the runtime

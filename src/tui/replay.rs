@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::msg::{Effect, Msg};
-use super::state::{AppState, WhatIfKey, WHAT_IF_SYNC_MAX_BYTES, WHAT_IF_SYNC_MAX_MESSAGES};
+use super::state::{AppState, RunKey, WHAT_IF_SYNC_MAX_BYTES, WHAT_IF_SYNC_MAX_MESSAGES};
 use crate::compaction::preset;
 use crate::replay::{self, Replay};
 
@@ -27,7 +27,7 @@ const START_MIN: u32 = 2;
 #[derive(Debug, Clone)]
 pub struct Player {
     /// The preset, settings and session length it replays.
-    pub key: WhatIfKey,
+    pub key: RunKey,
     /// `None` while it is computed apart (a large session).
     pub replay: Option<Arc<Replay>>,
     /// Whether the runtime was asked to compute it.
@@ -128,7 +128,7 @@ pub fn enter(state: &mut AppState) {
 }
 
 /// The replay of `key` on `analysis`, offline summaries (what the runtime runs apart too).
-pub fn run(analysis: &crate::analysis::Analysis, key: &WhatIfKey) -> Result<Replay, String> {
+pub fn run(analysis: &crate::analysis::Analysis, key: &RunKey) -> Result<Replay, String> {
     let p = preset::find(&key.0).map_err(|e| e.to_string())?;
     replay::replay(analysis, p, &key.1, &replay::Options::default()).map_err(|e| e.to_string())
 }
@@ -138,13 +138,13 @@ fn refused(preset: &str, error: &str) -> String {
 }
 
 /// The replay this state waits for and has not asked the runtime for yet.
-pub fn wanted(state: &AppState) -> Option<WhatIfKey> {
+pub fn wanted(state: &AppState) -> Option<RunKey> {
     let p = state.replay.as_ref()?;
     (p.replay.is_none() && !p.asked).then(|| p.key.clone())
 }
 
 /// A replay run apart has come back: played when it is the one awaited.
-pub fn replayed(state: &mut AppState, key: WhatIfKey, result: Result<Replay, String>) {
+pub fn replayed(state: &mut AppState, key: RunKey, result: Result<Replay, String>) {
     let Some(p) = state.replay.as_mut() else {
         return;
     };

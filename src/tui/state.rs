@@ -94,11 +94,11 @@ pub struct AppState {
     /// Context per request, file compactions, trigger and what-if (rebuilt by `replan`).
     pub timeline: crate::timeline::Timeline,
     /// The what-if search running apart, by the plan it is for.
-    pub what_if_asked: Option<WhatIfKey>,
+    pub what_if_asked: Option<RunKey>,
     /// The plan a large session waits for (`plan` still shows the last one), and whether the
     /// runtime was asked for it.
-    pub planning: Option<WhatIfKey>,
-    pub plan_asked: Option<WhatIfKey>,
+    pub planning: Option<RunKey>,
+    pub plan_asked: Option<RunKey>,
     /// The network summarizer `c` calls (`None`: the offline summary).
     pub summarizer: Option<crate::summarize::Choice>,
     /// A network summary being written.
@@ -127,9 +127,9 @@ pub struct Summarizing {
     pub text: String,
 }
 
-/// Which plan a what-if search is for: preset, settings and session length. A result for
-/// another key arrives late and is dropped.
-pub type WhatIfKey = (String, Vec<String>, usize);
+/// What a result computed apart (a plan, a what-if search, a replay) was computed for:
+/// preset, settings and session length. A result for another key arrives late and is dropped.
+pub type RunKey = (String, Vec<String>, usize);
 
 /// A compaction carried out in the inspector.
 #[derive(Debug, Clone)]
@@ -227,7 +227,7 @@ impl AppState {
     }
 
     /// A plan run apart has come back: taken when it is the one awaited.
-    pub fn planned(&mut self, key: WhatIfKey, result: Result<Planned, String>) {
+    pub fn planned(&mut self, key: RunKey, result: Result<Planned, String>) {
         if self.planning.as_ref() != Some(&key) {
             return;
         }
@@ -238,7 +238,7 @@ impl AppState {
 
     /// The diff of a plan run apart, which follows the plan (it reads the whole summarized
     /// range): taken when that plan is still the one shown.
-    pub fn diffed(&mut self, key: WhatIfKey, diff: crate::diff::Diff) {
+    pub fn diffed(&mut self, key: RunKey, diff: crate::diff::Diff) {
         let current = self.plan.as_ref().map(|p| p.preset.to_string());
         let same = self.planning.is_none()
             && current.as_deref() == Some(key.0.as_str())
@@ -250,7 +250,7 @@ impl AppState {
     }
 
     /// The plan this state waits for and has not asked the runtime for yet.
-    pub fn plan_wanted(&self) -> Option<WhatIfKey> {
+    pub fn plan_wanted(&self) -> Option<RunKey> {
         if self.loading.is_some() {
             return None;
         }
@@ -297,7 +297,7 @@ impl AppState {
 
     /// The what-if search this state still needs run apart: the timeline is on screen, a
     /// preset is active, and the search was not done here (a large session) nor asked for yet.
-    pub fn what_if_wanted(&self) -> Option<WhatIfKey> {
+    pub fn what_if_wanted(&self) -> Option<RunKey> {
         let key = (self.preset.clone()?, self.sets.clone(), self.len());
         let needed = self.loading.is_none()
             && self.detail_mode == DetailMode::Timeline

@@ -89,7 +89,7 @@ pub fn spawn_load(
 /// Runs the timeline's what-if search (many plans on prefixes) on a copy of the session.
 pub fn spawn_what_if(
     analysis: Arc<Analysis>,
-    key: crate::tui::state::WhatIfKey,
+    key: crate::tui::state::RunKey,
     tx: UnboundedSender<Msg>,
 ) {
     std::thread::spawn(move || {
@@ -175,7 +175,7 @@ impl Drop for Calls {
 /// `Msg::Diffed`.
 pub fn spawn_plan(
     analysis: Arc<Analysis>,
-    key: crate::tui::state::WhatIfKey,
+    key: crate::tui::state::RunKey,
     tx: UnboundedSender<Msg>,
 ) {
     std::thread::spawn(move || {
@@ -192,7 +192,7 @@ pub fn spawn_plan(
 /// Replays a large session apart; the replay arrives as `Msg::Replayed`.
 pub fn spawn_replay(
     analysis: Arc<Analysis>,
-    key: crate::tui::state::WhatIfKey,
+    key: crate::tui::state::RunKey,
     tx: UnboundedSender<Msg>,
 ) {
     std::thread::spawn(move || {

@@ -97,3 +97,27 @@ pub fn check_fates(e: &Value, session: &Session, plan: &Plan) -> Vec<String> {
     }
     bad
 }
+
+/// A Hermes golden's settings as `--set` values: its constructor settings, then the state it
+/// ran in (compressions so far, the auxiliary summarizer's window).
+pub fn hermes_sets(g: &Value) -> Vec<String> {
+    let mut out: Vec<String> = g["settings"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    let count = g["compressor_state"]["compression_count"]
+        .as_u64()
+        .unwrap_or(0);
+    if count > 0 {
+        out.push(format!("compression_count={count}"));
+    }
+    if let Some(aux) = g["auxiliary"]["context_length"].as_u64() {
+        out.push(format!("aux_context_length={aux}"));
+    }
+    out
+}

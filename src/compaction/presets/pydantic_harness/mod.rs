@@ -45,9 +45,16 @@ impl Preset for Summarizing {
         params::SUMMARIZING
     }
     /// `guard=shrink` (the 0.63 rule, unverified): a compacted history the estimator does not
-    /// measure below the history it replaces is rejected.
+    /// measure below the history it replaces is rejected. `guard=fit`, a stricter reading of
+    /// "a summary that does not shrink the request" (an assumption too): one that still reaches
+    /// the trigger is rejected as well, so a kept tail over the trigger is never summarized.
     fn rejects(&self, settings: &Settings, before: &Trigger, after: &Trigger) -> bool {
-        settings.str("guard") == Some("shrink") && after.value >= before.value
+        let not_smaller = after.value >= before.value;
+        match settings.str("guard") {
+            Some("shrink") => not_smaller,
+            Some("fit") => not_smaller || after.fired,
+            _ => false,
+        }
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Summarizing)
@@ -213,7 +220,7 @@ fn plan(
         limits_tokens: limits.token_trigger,
         max_messages: limits.max_messages,
         tool_max,
-        guard_shrink: settings.str("guard") == Some("shrink"),
+        guard: settings.str("guard").unwrap_or("none").to_string(),
         summarizing: strategy == Strategy::Summarizing,
     });
     let insertion = match (&outcome, strategy) {

@@ -144,10 +144,10 @@ pub const SUMMARIZING: &[ParamSpec] = &[
     RECEIPTS,
     p(
         "guard",
-        Kind::Choice(&["none", "shrink"]),
+        Kind::Choice(&["none", "shrink", "fit"]),
         "none",
         false,
-        "none: 0.62 (any summary is inserted); shrink: the 0.63 rule rejecting a summary that does not shrink the request (unverified)",
+        "none: 0.62 (any summary is inserted); shrink: the 0.63 rule rejecting a summary that does not shrink the request (unverified); fit: also rejecting one whose request still reaches the trigger (an assumed stricter reading)",
     ),
 ];
 

@@ -21,7 +21,8 @@ pub struct Context<'a> {
     pub limits_tokens: Option<usize>,
     pub max_messages: Option<usize>,
     pub tool_max: Option<usize>,
-    pub guard_shrink: bool,
+    /// The `guard` setting: `none`, `shrink` or `fit`.
+    pub guard: String,
     pub summarizing: bool,
 }
 
@@ -159,10 +160,10 @@ fn grows(c: &Context, o: &Outcome) -> Option<Finding> {
     let before = c.est.token_count(c.recs);
     let after = after_without_summary(c, o);
     let budget = before as i64 - after as i64;
-    let rule = if c.guard_shrink {
-        "with guard=shrink (the 0.63 rule, unverified) a summary that does not shrink the request is rejected and the history kept as it was"
-    } else {
-        "0.62 has no shrink check: it inserts the summary whatever its length"
+    let rule = match c.guard.as_str() {
+        "shrink" => "with guard=shrink (the 0.63 rule, unverified) a summary that does not shrink the request is rejected and the history kept as it was",
+        "fit" => "with guard=fit (an assumed stricter 0.63 rule) a summary that does not shrink the request, or leaves it at the trigger, is rejected and the history kept as it was",
+        _ => "0.62 has no shrink check: it inserts the summary whatever its length",
     };
     let (severity, detail) = if budget <= 0 {
         (
