@@ -18,6 +18,19 @@ fn stdout(o: &Output) -> String {
 const CHAT: &str = "fixtures/openai-chat/completion-log.json";
 const MIX: &str = "fixtures/langchain/anthropic-openai-mix.json";
 
+/// The file line where CHAT's message #2 (the assistant turn) opens: the line before its
+/// content.
+fn assistant_line() -> usize {
+    let file = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CHAT))
+        .unwrap();
+    let content = file
+        .lines()
+        .position(|l| l.contains("The chart is a single white pixel"))
+        .unwrap();
+    assert_eq!(file.lines().nth(content - 1).map(str::trim), Some("{"));
+    content
+}
+
 fn check(files: &[&str], extra: &[&str]) -> Output {
     let mut args = vec!["check"];
     args.extend(files);
@@ -43,11 +56,13 @@ fn warnings_pass_by_default_and_fail_at_fail_on_warn() {
         String::from_utf8_lossy(&o.stderr)
     );
     let text = stdout(&o);
+    let at = assistant_line();
     assert!(text.contains(&format!(
-        "{CHAT}:2: warn tool-arguments-dropped: 2 summarized tool call(s)"
+        "{CHAT}:{at}: warn tool-arguments-dropped: 2 summarized tool call(s)"
     )));
-    assert!(text.contains(&format!("{MIX}:1: warn image-dropped: ")));
-    // One finding a line, each `file:message: severity code: detail` or `file: …`.
+    assert!(text.contains(&format!("{MIX}:")) && text.contains(" warn image-dropped: "));
+    assert!(text.contains("(message #2)"));
+    // One finding a line, each `file:line: severity code: detail (message #N)` or `file: …`.
     for l in text.lines() {
         let (head, _) = l.split_once(": ").unwrap();
         assert!(head.starts_with(CHAT) || head.starts_with(MIX), "{l}");
@@ -105,7 +120,10 @@ fn an_unusable_file_exits_2_and_the_others_are_still_reported() {
     let o = check(&[CHAT, bad, "missing.jsonl"], &["--fail-on", "warn"]);
     assert_eq!(o.status.code(), Some(2));
     let text = stdout(&o);
-    assert!(text.contains(&format!("{CHAT}:2: warn tool-arguments-dropped")));
+    assert!(text.contains(&format!(
+        "{CHAT}:{}: warn tool-arguments-dropped",
+        assistant_line()
+    )));
     assert!(
         text.contains(&format!("{bad}: error unusable-input: {bad}:1")),
         "{text}"
@@ -140,7 +158,7 @@ fn github_format_writes_workflow_annotations() {
         .all(|l| l.starts_with("::warning file=") || l.starts_with("::notice file=")));
     assert_eq!(
         lines[0],
-        format!("::warning file={CHAT},title=ctxray tool-arguments-dropped::2 summarized tool call(s) are shown as their action class name only: the summarizer never sees their arguments (message #2)")
+        format!("::warning file={CHAT},line={},title=ctxray tool-arguments-dropped::2 summarized tool call(s) are shown as their action class name only: the summarizer never sees their arguments (message #2)", assistant_line())
     );
 }
 

@@ -6,6 +6,7 @@
 //! Owns: running the checks and the four output layouts. The layouts are pure functions of the
 //! results, so they are tested without a process.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use clap::ValueEnum;
@@ -49,6 +50,29 @@ pub struct Checked {
     pub format: &'static str,
     pub fired: bool,
     pub findings: Vec<Finding>,
+    /// The 1-based line of the file where a message's record starts, for the messages the
+    /// findings name first (where the source records where its messages are).
+    pub lines: HashMap<usize, usize>,
+}
+
+impl Checked {
+    /// The file line a finding points at: where its first message's record starts.
+    fn line_of(&self, f: &Finding) -> Option<usize> {
+        self.lines.get(f.messages.first()?).copied()
+    }
+}
+
+/// The 1-based file line of the first message each finding names.
+fn source_lines(session: &crate::session::Session, findings: &[Finding]) -> HashMap<usize, usize> {
+    let newlines: Vec<usize> = memchr::memchr_iter(b'\n', &session.buffer).collect();
+    findings
+        .iter()
+        .filter_map(|f| {
+            let m = *f.messages.first()?;
+            let start = session.messages.get(m)?.raw.as_ref()?.start;
+            Some((m, newlines.partition_point(|&n| n < start) + 1))
+        })
+        .collect()
 }
 
 impl FileCheck {
@@ -85,10 +109,15 @@ pub fn run(
         .map(|source| FileCheck {
             path: source.clone(),
             outcome: super::planned(source, preset, common)
-                .map(|(a, plan)| Checked {
-                    format: a.session.format.name(),
-                    fired: plan.trigger.fired,
-                    findings: a.findings.iter().chain(&plan.findings).cloned().collect(),
+                .map(|(a, plan)| {
+                    let findings: Vec<Finding> =
+                        a.findings.iter().chain(&plan.findings).cloned().collect();
+                    Checked {
+                        format: a.session.format.name(),
+                        fired: plan.trigger.fired,
+                        lines: source_lines(&a.session, &findings),
+                        findings,
+                    }
                 })
                 .map_err(|e| format!("{e:#}")),
         })
@@ -163,13 +192,16 @@ pub fn summary(results: &[FileCheck], fail_on: FailOn) -> String {
 
 /// `file:message: severity code: detail`, one finding a line (`file: …` when the finding names
 /// no message; further messages follow the detail).
-pub fn line(path: &str, f: &Finding) -> String {
-    let at = f
+/// One finding as a compiler-style line: `path:LINE:` where the file line of its first
+/// message is known, then the message it names.
+pub fn line(path: &str, f: &Finding, at_line: Option<usize>) -> String {
+    let at = at_line.map_or(String::new(), |l| format!(":{l}"));
+    let message = f
         .messages
         .first()
-        .map_or(String::new(), |m| format!(":{m}"));
+        .map_or(String::new(), |m| format!(" (message #{m})"));
     format!(
-        "{path}{at}: {} {}: {}{}",
+        "{path}{at}: {} {}: {}{message}{}",
         f.severity.as_str(),
         f.code,
         one_line(&f.detail),
@@ -200,7 +232,7 @@ pub fn text(results: &[FileCheck]) -> String {
         match &r.outcome {
             Ok(c) => {
                 for f in &c.findings {
-                    out.push_str(&line(&r.path, f));
+                    out.push_str(&line(&r.path, f, c.line_of(f)));
                     out.push('\n');
                 }
             }
@@ -233,8 +265,9 @@ pub fn github(results: &[FileCheck]) -> String {
                         .messages
                         .first()
                         .map_or(String::new(), |m| format!(" (message #{m})"));
+                    let line = c.line_of(f).map_or(String::new(), |l| format!(",line={l}"));
                     out.push_str(&format!(
-                        "::{level} file={},title={}::{}{at}{}\n",
+                        "::{level} file={}{line},title={}::{}{at}{}\n",
                         gh_property(&r.path),
                         gh_property(&format!("ctxray {}", f.code)),
                         gh_data(&one_line(&f.detail)),
@@ -288,7 +321,10 @@ pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
                     .iter()
                     .partition(|f| f.severity >= fail_on.severity());
                 if !over.is_empty() {
-                    let body: Vec<String> = over.iter().map(|f| line(&r.path, f)).collect();
+                    let body: Vec<String> = over
+                        .iter()
+                        .map(|f| line(&r.path, f, c.line_of(f)))
+                        .collect();
                     cases.push_str(&format!(
                         "      <failure type=\"{}\" message=\"{} finding(s) at or above {}: {}\">{}</failure>\n",
                         xml(over[0].code),
@@ -299,7 +335,10 @@ pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
                     ));
                 }
                 if !under.is_empty() {
-                    let body: Vec<String> = under.iter().map(|f| line(&r.path, f)).collect();
+                    let body: Vec<String> = under
+                        .iter()
+                        .map(|f| line(&r.path, f, c.line_of(f)))
+                        .collect();
                     cases.push_str(&format!(
                         "      <system-out>{}</system-out>\n",
                         xml(&body.join("\n"))
@@ -376,11 +415,11 @@ mod tests {
     fn a_line_names_file_message_severity_code_and_detail() {
         let f = finding(Severity::Warn, vec![3, 5, 9]);
         assert_eq!(
-            line("a.jsonl", &f),
-            "a.jsonl:3: warn orphan-tool-result: a result, 50% sure second line (also #5 #9)"
+            line("a.jsonl", &f, Some(12)),
+            "a.jsonl:12: warn orphan-tool-result: a result, 50% sure second line (message #3) (also #5 #9)"
         );
         let f = finding(Severity::Info, vec![]);
-        assert!(line("a.jsonl", &f).starts_with("a.jsonl: info orphan-tool-result: "));
+        assert!(line("a.jsonl", &f, None).starts_with("a.jsonl: info orphan-tool-result: "));
     }
 
     #[test]
@@ -391,12 +430,13 @@ mod tests {
                 format: "codex",
                 fired: true,
                 findings: vec![finding(Severity::Error, vec![1])],
+                lines: HashMap::from([(1, 7)]),
             }),
         }];
         let out = github(&r);
         assert_eq!(
             out,
-            "::error file=logs/a%2Cb%3Ac.jsonl,title=ctxray orphan-tool-result::a result, 50%25 sure second line (message #1)\n"
+            "::error file=logs/a%2Cb%3Ac.jsonl,line=7,title=ctxray orphan-tool-result::a result, 50%25 sure second line (message #1)\n"
         );
     }
 
@@ -408,6 +448,7 @@ mod tests {
                 format: "codex",
                 fired: false,
                 findings: vec![finding(s, vec![])],
+                lines: HashMap::new(),
             }),
         };
         assert_eq!(exit_code(&[ok(Severity::Warn)], FailOn::Error), 0);
