@@ -614,6 +614,46 @@ pub fn usage_from(
 mod tests {
     use super::*;
 
+    /// A large source is checked on several threads in slices cut at line starts: the lines,
+    /// their numbers and the skipped ones are those of one pass over the whole.
+    #[test]
+    fn checking_in_slices_equals_one_pass() {
+        let mut bytes = Vec::new();
+        let mut n = 0usize;
+        while bytes.len() < PARALLEL_CHECK_MIN * 3 {
+            let line = match n % 97 {
+                0 => "{\"broken\": ".to_string(),
+                1 => String::new(),
+                2 => "   ".to_string(),
+                3 => "17".to_string(),
+                _ => format!(
+                    "{{\"type\": \"user\", \"n\": {n}, \"text\": \"{}\"}}",
+                    "x".repeat(n % 300)
+                ),
+            };
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            n += 1;
+        }
+        bytes.extend_from_slice(b"{\"last\": tru");
+        let mut skipped = Vec::new();
+        let lines = check_lines(&bytes, 0, &mut skipped);
+        let (spans, one_pass_skipped, _) = check_slice(&bytes, 0, bytes.len());
+        let got: Vec<(usize, usize, usize)> = lines
+            .spans
+            .iter()
+            .map(|s| (s.index, s.start, s.end))
+            .collect();
+        let want: Vec<(usize, usize, usize)> =
+            spans.iter().map(|s| (s.index, s.start, s.end)).collect();
+        assert_eq!(got, want);
+        assert_eq!(skipped, one_pass_skipped);
+        assert!(skipped
+            .iter()
+            .any(|k| k.reason.starts_with("truncated last line")));
+        assert!(skipped.len() > 2 * (n / 97));
+    }
+
     /// A line is checked without building its value, and accepted exactly when a `Value` parse
     /// accepts it as an object or array, with the same reason when not.
     #[test]
