@@ -97,34 +97,9 @@ fn header(out: &mut String, r: &Report) {
     let mut item = |k: &str, v: String| {
         let _ = write!(out, "<dt>{k}</dt><dd>{v}</dd>");
     };
-    item("format", format!("<code>{}</code>", s.format.name()));
-    if let Some(t) = &s.title {
-        item("title", esc(&masked(t)));
+    for (key, value) in fact_items(a) {
+        item(key, value);
     }
-    item(
-        "model",
-        format!(
-            "{}{}",
-            esc(a.model.as_deref().unwrap_or("unknown")),
-            if a.info.approximate {
-                " (approximate)"
-            } else {
-                ""
-            }
-        ),
-    );
-    item(
-        "window",
-        format!(
-            "{} tokens ({})",
-            thousands(a.window),
-            a.window_source.as_str()
-        ),
-    );
-    item(
-        "tokenizer",
-        format!("<code>{}</code>", a.counter.encoding().name()),
-    );
     item(
         "context",
         format!(
@@ -598,6 +573,20 @@ fn findings(out: &mut String, r: &Report) {
 }
 
 /// Text safe in HTML content and attribute values.
+/// [`super::session_facts`] as HTML definition values.
+pub(super) fn fact_items(a: &Analysis) -> Vec<(&'static str, String)> {
+    super::session_facts(a)
+        .into_iter()
+        .map(|(key, fact)| {
+            let value = match fact {
+                super::Fact::Code(c) => format!("<code>{}</code>", esc(&c)),
+                super::Fact::Text(t) => esc(&t),
+            };
+            (key, value)
+        })
+        .collect()
+}
+
 pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {

@@ -66,34 +66,7 @@ fn header(out: &mut String, r: &Report) {
     let s = &a.session;
     let _ = writeln!(out, "# ctxray: {}\n", code(&s.source.path));
     let _ = writeln!(out, "| | |\n|---|---|");
-    row(out, "file", &code(&s.source.path));
-    row(out, "format", &code(s.format.name()));
-    if let Some(t) = &s.title {
-        row(out, "title", &cell(&masked(t)));
-    }
-    row(
-        out,
-        "model",
-        &cell(&format!(
-            "{}{}",
-            a.model.as_deref().unwrap_or("unknown"),
-            if a.info.approximate {
-                " (approximate)"
-            } else {
-                ""
-            }
-        )),
-    );
-    row(
-        out,
-        "window",
-        &format!(
-            "{} tokens ({})",
-            thousands(a.window),
-            a.window_source.as_str()
-        ),
-    );
-    row(out, "tokenizer", &code(a.counter.encoding().name()));
+    session_rows(out, a);
     let total = a.total_tokens() as u64;
     row(
         out,
@@ -477,6 +450,18 @@ pub(super) fn badge(severity: &str) -> &'static str {
         "error" => "🛑 **error**",
         "warn" => "⚠️ **warn**",
         _ => "ℹ️ info",
+    }
+}
+
+/// The header rows about the session: its file, then [`super::session_facts`].
+pub(super) fn session_rows(out: &mut String, a: &Analysis) {
+    row(out, "file", &code(&a.session.source.path));
+    for (key, fact) in super::session_facts(a) {
+        let value = match fact {
+            super::Fact::Code(c) => code(&c),
+            super::Fact::Text(t) => cell(&t),
+        };
+        row(out, key, &value);
     }
 }
 

@@ -178,6 +178,47 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// One fact of a page's header: shown as code (a name to copy) or as text.
+pub(crate) enum Fact {
+    Code(String),
+    Text(String),
+}
+
+/// The facts every page opens with about its session: format, title, model, window and
+/// tokenizer. Each output renders them its own way.
+pub(crate) fn session_facts(a: &Analysis) -> Vec<(&'static str, Fact)> {
+    let s = &a.session;
+    let mut facts = vec![("format", Fact::Code(s.format.name().to_string()))];
+    if let Some(t) = &s.title {
+        facts.push(("title", Fact::Text(masked(t))));
+    }
+    let approximate = if a.info.approximate {
+        " (approximate)"
+    } else {
+        ""
+    };
+    facts.push((
+        "model",
+        Fact::Text(format!(
+            "{}{approximate}",
+            a.model.as_deref().unwrap_or("unknown")
+        )),
+    ));
+    facts.push((
+        "window",
+        Fact::Text(format!(
+            "{} tokens ({})",
+            thousands(a.window),
+            a.window_source.as_str()
+        )),
+    ));
+    facts.push((
+        "tokenizer",
+        Fact::Code(a.counter.encoding().name().to_string()),
+    ));
+    facts
+}
+
 /// Per cent of `a` in `b` (100 when `b` is 0).
 pub fn pct(a: u64, b: u64) -> f64 {
     if b == 0 {

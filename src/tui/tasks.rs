@@ -58,6 +58,30 @@ impl Loader {
     fn analyse(&self, session: Session, progress: Option<&Progress>) -> Analysis {
         Analysis::with_progress(session, &self.registry, &self.options, progress)
     }
+
+    /// A session that grew, analysed with the counts in `known` reused (and then replaced by
+    /// its own): the first one shown (`Loaded`), or an update.
+    fn grown(
+        &self,
+        session: &Session,
+        known: &mut KnownCounts,
+        progress: Option<&Progress>,
+        shown_any: bool,
+    ) -> Msg {
+        let analysis = Analysis::grown(
+            session.clone(),
+            &self.registry,
+            &self.options,
+            progress,
+            known,
+        );
+        *known = KnownCounts::of(&analysis, usize::MAX);
+        if shown_any {
+            Msg::SessionUpdated(Box::new(analysis))
+        } else {
+            Msg::Loaded(Box::new(analysis))
+        }
+    }
 }
 
 /// Starts loading `source`; progress is shown from `progress`, the result arrives as
@@ -265,19 +289,7 @@ fn read_shown(
             Ok(LiveUpdate::Unchanged) | Err(_) => {}
         }
         if let Some(session) = live.session() {
-            let analysis = Analysis::grown(
-                session.clone(),
-                &loader.registry,
-                &loader.options,
-                None,
-                &known,
-            );
-            known = KnownCounts::of(&analysis, usize::MAX);
-            let msg = if shown_any {
-                Msg::SessionUpdated(Box::new(analysis))
-            } else {
-                Msg::Loaded(Box::new(analysis))
-            };
+            let msg = loader.grown(session, &mut known, None, shown_any);
             shown_any = true;
             let read = if done { total.max(read) } else { read };
             if tx.send(msg).is_err() || tx.send(Msg::Reading { read, total }).is_err() {
@@ -345,19 +357,7 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
     loop {
         if let Some(session) = file.session() {
             let progress = (!shown_any).then_some(progress);
-            let analysis = Analysis::grown(
-                session.clone(),
-                &loader.registry,
-                &loader.options,
-                progress,
-                &known,
-            );
-            known = KnownCounts::of(&analysis, usize::MAX);
-            let msg = if shown_any {
-                Msg::SessionUpdated(Box::new(analysis))
-            } else {
-                Msg::Loaded(Box::new(analysis))
-            };
+            let msg = loader.grown(session, &mut known, progress, shown_any);
             shown_any = true;
             if tx.send(msg).is_err() {
                 return;

@@ -87,31 +87,9 @@ fn header(out: &mut String, d: &Doc) {
     let mut item = |k: &str, v: String| {
         let _ = write!(out, "<dt>{k}</dt><dd>{v}</dd>");
     };
-    item("format", format!("<code>{}</code>", s.format.name()));
-    item(
-        "model",
-        format!(
-            "{}{}",
-            esc(a.model.as_deref().unwrap_or("unknown")),
-            if a.info.approximate {
-                " (approximate)"
-            } else {
-                ""
-            }
-        ),
-    );
-    item(
-        "window",
-        format!(
-            "{} tokens ({})",
-            thousands(a.window),
-            a.window_source.as_str()
-        ),
-    );
-    item(
-        "tokenizer",
-        format!("<code>{}</code>", a.counter.encoding().name()),
-    );
+    for (key, value) in crate::export::html::fact_items(a) {
+        item(key, value);
+    }
     item(
         "session",
         format!(

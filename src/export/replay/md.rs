@@ -46,31 +46,7 @@ fn header(out: &mut String, d: &Doc) {
     let s = &a.session;
     let _ = writeln!(out, "# ctxray replay: {}\n", code(&s.source.path));
     let _ = writeln!(out, "| | |\n|---|---|");
-    row(out, "file", &code(&s.source.path));
-    row(out, "format", &code(s.format.name()));
-    row(
-        out,
-        "model",
-        &cell(&format!(
-            "{}{}",
-            a.model.as_deref().unwrap_or("unknown"),
-            if a.info.approximate {
-                " (approximate)"
-            } else {
-                ""
-            }
-        )),
-    );
-    row(
-        out,
-        "window",
-        &format!(
-            "{} tokens ({})",
-            thousands(a.window),
-            a.window_source.as_str()
-        ),
-    );
-    row(out, "tokenizer", &code(a.counter.encoding().name()));
+    crate::export::md::session_rows(out, a);
     row(
         out,
         "session",
