@@ -3,30 +3,15 @@
 //! and cut can be worked out by hand; the Hermes auxiliary-window case; pydantic-ai-harness
 //! re-compacting on every request; and the binary's JSON, comparison and errors.
 
+mod support;
+
 use std::process::Command;
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset;
 use ctxray::formats::load_bytes;
-use ctxray::replay::{self, filler, Replay};
-use ctxray::tokens::{Counter, Encoding, Registry};
-
-/// An OpenAI chat session: `pairs` user/assistant exchanges, each message exactly `tokens`
-/// o200k tokens and `4 × tokens − 1` characters.
-fn chat(pairs: usize, tokens: usize) -> String {
-    let counter = Counter::new(Encoding::O200kBase);
-    let text = filler::summary_of(tokens, &counter);
-    assert_eq!(text.len(), 4 * tokens - 1);
-    let messages: Vec<serde_json::Value> = (0..pairs)
-        .flat_map(|_| {
-            [
-                serde_json::json!({"role": "user", "content": text}),
-                serde_json::json!({"role": "assistant", "content": text}),
-            ]
-        })
-        .collect();
-    serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
-}
+use ctxray::replay::{self, Replay};
+use ctxray::tokens::Registry;
 
 fn analyse(json: &str, window: u64) -> Analysis {
     let session = load_bytes(json.as_bytes().to_vec(), None, "generated.json", None).unwrap();
@@ -75,7 +60,7 @@ fn custom_compacts_every_third_request_once_the_exact_count_reaches_the_trigger(
     // holds 2k+1 messages. trigger_tokens 6,500 → first at k=3 (message #7); the cut keeps the
     // last 2 messages and a 100-token summary, about 2,100 tokens, +2,000 per request, so it
     // fires again at k=6, 9, 12 (#13, #19, #25), and not at the end.
-    let a = analyse(&chat(14, 1000), 128_000);
+    let a = analyse(&support::chat_session(14, 1000), 128_000);
     let r = run(
         &a,
         "custom",
@@ -105,7 +90,7 @@ fn dimos_checks_only_before_user_turns_and_compacts_every_third_turn() {
     // dimos' estimate: 4 + 999 = 1,003 a message; a turn adds 2,006. Trigger 10,000 × 0.8:
     // first before user turn 4 (8,024 > 8,000, message #8); keep_ratio 0.35 keeps the last 3
     // messages (3,009) and the summary, so turns 7, 10, 13 (#14, #20, #26) fire again.
-    let a = analyse(&chat(14, 1000), 128_000);
+    let a = analyse(&support::chat_session(14, 1000), 128_000);
     for summary in [Some(100), None] {
         let r = run(&a, "dimos", &["context_window=10000"], summary);
         assert_eq!(r.checks_at, preset::CheckPoint::UserTurn);
@@ -131,7 +116,7 @@ fn pydantic_harness_compacts_every_other_request_when_the_tail_fits() {
     // chars/4 of the summed text: 2k+1 messages of 3,999 characters. max_tokens 8,500: first
     // at k=4 (8,997, message #9). The first user request, the summary and the last 4 messages
     // stay (about 5,150), +2,000 a request: again at k=6, 8, 10 (#13, #17, #21).
-    let a = analyse(&chat(12, 1000), 128_000);
+    let a = analyse(&support::chat_session(12, 1000), 128_000);
     let r = run(
         &a,
         "pydantic-ai-harness",
@@ -152,7 +137,7 @@ fn pydantic_harness_062_compacts_on_every_request_when_the_kept_tail_alone_excee
     // max_tokens 4,500 and a kept tail of 4 messages (about 4,000) plus the first user request:
     // once it fires (k=2, message #5) every following request compacts again, the last one
     // before the next request after the session.
-    let a = analyse(&chat(12, 1000), 128_000);
+    let a = analyse(&support::chat_session(12, 1000), 128_000);
     let sets = ["max_tokens=4500", "keep_messages=4"];
     let r = run(&a, "pydantic-ai-harness", &sets, Some(100));
     let expected: Vec<Option<usize>> = (2..12).map(|k| Some(2 * k + 1)).chain([None]).collect();
@@ -205,7 +190,7 @@ fn pydantic_harness_guard_rejects_a_large_summary_until_it_pays_for_itself() {
     // A 3,000-token summary: at #5 it would replace nothing (5,015 → 8,051) and at #7 three
     // messages (7,021 → 8,051); 0.62 inserts both, guard=shrink rejects both and first
     // compacts at #9 (9,027 → 8,051).
-    let a = analyse(&chat(12, 1000), 128_000);
+    let a = analyse(&support::chat_session(12, 1000), 128_000);
     let sets = ["max_tokens=4500", "keep_messages=4"];
     let r = run(&a, "pydantic-ai-harness", &sets, Some(3000));
     assert_eq!(r.compactions[0].message, Some(5));
@@ -228,7 +213,7 @@ fn hermes_aux_window_without_fit_lowers_the_threshold_and_compacts_more_often() 
     // 128K window: Hermes' threshold is 96,000 (0.75 under 512K). An auxiliary summarizer
     // window of 64,000: with aux_fit=false (0.19) the threshold drops to it from the first
     // compaction on; with aux_fit=true it stays.
-    let a = analyse(&chat(100, 2000), 128_000);
+    let a = analyse(&support::chat_session(100, 2000), 128_000);
     let base = ["aux_context_length=64000"];
     let lowered = run(&a, "hermes", &[base[0], "aux_fit=false"], None);
     let fitted = run(&a, "hermes", &[base[0], "aux_fit=true"], None);
@@ -313,7 +298,7 @@ fn ctxray(args: &[&str]) -> std::process::Output {
 
 fn session_file(dir: &tempfile::TempDir) -> String {
     let path = dir.path().join("chat.json");
-    std::fs::write(&path, chat(14, 1000)).unwrap();
+    std::fs::write(&path, support::chat_session(14, 1000)).unwrap();
     path.display().to_string()
 }
 

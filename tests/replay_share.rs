@@ -5,26 +5,10 @@
 //! masked, the page opened in headless Chromium without a console message, and the formats
 //! replay refuses.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
-
-use ctxray::replay::filler;
-use ctxray::tokens::{Counter, Encoding};
-
-/// An OpenAI chat session: `pairs` user/assistant exchanges, each message exactly `tokens`
-/// o200k tokens; message #i is source record i.
-fn chat(pairs: usize, tokens: usize) -> String {
-    let text = filler::summary_of(tokens, &Counter::new(Encoding::O200kBase));
-    let messages: Vec<serde_json::Value> = (0..pairs)
-        .flat_map(|_| {
-            [
-                serde_json::json!({"role": "user", "content": text}),
-                serde_json::json!({"role": "assistant", "content": text}),
-            ]
-        })
-        .collect();
-    serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
-}
 
 fn ctxray(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ctxray"))
@@ -45,7 +29,7 @@ fn ok(out: Output) -> String {
 
 fn session(dir: &tempfile::TempDir) -> String {
     let path = dir.path().join("chat.json");
-    std::fs::write(&path, chat(14, 1000)).unwrap();
+    std::fs::write(&path, support::chat_session(14, 1000)).unwrap();
     path.display().to_string()
 }
 
@@ -290,45 +274,10 @@ fn thousands(n: u64) -> String {
     ctxray::export::thousands(n)
 }
 
-fn browser() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CTXRAY_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    ["chromium", "chromium-browser", "google-chrome", "chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
 /// The DOM Chromium built from `page` after its script ran, and the console messages the page
 /// logged (script errors, blocked resources, anything it printed).
 fn open(chromium: &Path, page: &Path, profile: &Path) -> (String, Vec<String>) {
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--enable-logging=stderr",
-            "--v=0",
-            &format!("--user-data-dir={}", profile.display()),
-            "--virtual-time-budget=2000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = support::headless(chromium, page, profile);
     let console = String::from_utf8_lossy(&out.stderr)
         .lines()
         .filter(|l| l.contains(":CONSOLE"))
@@ -339,7 +288,7 @@ fn open(chromium: &Path, page: &Path, profile: &Path) -> (String, Vec<String>) {
 
 #[test]
 fn the_replay_page_renders_in_headless_chromium_without_a_console_message() {
-    let Some(chromium) = browser() else {
+    let Some(chromium) = support::browser() else {
         eprintln!("SKIPPED: no Chromium on this machine (install the `chromium` package or set CTXRAY_CHROMIUM); the page was not opened in a browser");
         return;
     };

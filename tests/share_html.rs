@@ -3,7 +3,9 @@
 //! findings linking to message rows; the page must load nothing from outside. Without a browser
 //! on the machine the browser part is skipped with a message (`.ci/run` installs one).
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn ctxray(args: &[&str]) -> Output {
@@ -31,43 +33,9 @@ fn export(out: &Path) -> Output {
     ctxray(&args)
 }
 
-fn browser() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CTXRAY_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    ["chromium", "chromium-browser", "google-chrome", "chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
 /// The DOM Chromium built from `page`, after its scripts ran.
 fn rendered(chromium: &Path, page: &Path, profile: &Path) -> String {
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            &format!("--user-data-dir={}", profile.display()),
-            "--virtual-time-budget=2000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(support::headless(chromium, page, profile).stdout).unwrap()
 }
 
 #[test]
@@ -94,7 +62,7 @@ fn export_writes_one_self_contained_page_and_refuses_to_overwrite() {
 
 #[test]
 fn the_page_renders_in_headless_chromium() {
-    let Some(chromium) = browser() else {
+    let Some(chromium) = support::browser() else {
         eprintln!("SKIPPED: no Chromium on this machine (install the `chromium` package or set CTXRAY_CHROMIUM); the page was not opened in a browser");
         return;
     };

@@ -2,12 +2,14 @@
 //! a large session's replay arriving from apart, and frames rendered into ratatui's
 //! TestBackend on a generated session whose compaction positions are known by construction.
 
+mod support;
+
 use std::time::Duration;
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::formats::load_bytes;
-use ctxray::replay::{filler, Replay};
-use ctxray::tokens::{Counter, Encoding, Registry};
+use ctxray::replay::Replay;
+use ctxray::tokens::Registry;
 use ctxray::tui::app::{self, App};
 use ctxray::tui::state::AppState;
 use ctxray::tui::theme::Theme;
@@ -15,21 +17,6 @@ use ctxray::tui::update::update;
 use ctxray::tui::{views, Effect, Msg};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-
-/// An OpenAI chat session: `pairs` user/assistant exchanges, each message exactly `tokens`
-/// o200k tokens.
-fn chat(pairs: usize, tokens: usize) -> String {
-    let text = filler::summary_of(tokens, &Counter::new(Encoding::O200kBase));
-    let messages: Vec<serde_json::Value> = (0..pairs)
-        .flat_map(|_| {
-            [
-                serde_json::json!({"role": "user", "content": text}),
-                serde_json::json!({"role": "assistant", "content": text}),
-            ]
-        })
-        .collect();
-    serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
-}
 
 fn analyse(json: &str) -> Analysis {
     let session = load_bytes(json.as_bytes().to_vec(), None, "generated.json", None).unwrap();
@@ -47,7 +34,7 @@ const SETS: [&str; 3] = ["trigger_tokens=6500", "keep_last=2", "keep_first=0"];
 
 fn state(pairs: usize, preset: Option<&str>, sets: &[&str]) -> AppState {
     AppState::new(
-        analyse(&chat(pairs, 1000)),
+        analyse(&support::chat_session(pairs, 1000)),
         preset.map(str::to_string),
         sets.iter().map(|s| s.to_string()).collect(),
     )

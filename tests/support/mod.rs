@@ -121,3 +121,67 @@ pub fn hermes_sets(g: &Value) -> Vec<String> {
     }
     out
 }
+
+/// An OpenAI chat session: `pairs` user/assistant exchanges, each message exactly `tokens`
+/// o200k tokens and `4 × tokens − 1` characters; message #i is source record i.
+pub fn chat_session(pairs: usize, tokens: usize) -> String {
+    use ctxray::tokens::{Counter, Encoding};
+    let text = ctxray::replay::filler::summary_of(tokens, &Counter::new(Encoding::O200kBase));
+    assert_eq!(text.len(), 4 * tokens - 1);
+    let messages: Vec<Value> = (0..pairs)
+        .flat_map(|_| {
+            [
+                serde_json::json!({"role": "user", "content": text}),
+                serde_json::json!({"role": "assistant", "content": text}),
+            ]
+        })
+        .collect();
+    serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
+}
+
+/// Chromium on this machine: `CTXRAY_CHROMIUM`, else the first of its usual names on `PATH`.
+pub fn browser() -> Option<std::path::PathBuf> {
+    if let Ok(p) = std::env::var("CTXRAY_CHROMIUM") {
+        return Some(p.into());
+    }
+    ["chromium", "chromium-browser", "google-chrome", "chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+/// Headless Chromium on the local `page` with a fresh `profile`, its scripts run: stdout holds
+/// the DOM it built, stderr its log (console messages included). Panics when it fails.
+pub fn headless(
+    chromium: &std::path::Path,
+    page: &std::path::Path,
+    profile: &std::path::Path,
+) -> std::process::Output {
+    let out = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--enable-logging=stderr",
+            "--v=0",
+            &format!("--user-data-dir={}", profile.display()),
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
