@@ -12,34 +12,60 @@ use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
+use crate::session::Format;
 
-/// The bytes `-o` writes: the source's own format where ctxray can write it (a Claude Code
-/// file, from its original lines), else OpenAI chat JSON; and a few words on which.
+/// The bytes `-o` writes and a few words on what they are. By default the source's own
+/// format as the framework persists it: a Claude Code file from its original lines; the
+/// framework's own document when it is of the source's format (Hermes' message dicts for an
+/// OpenAI chat file, pydantic-ai messages, Agent Framework dicts, OpenHands events with the
+/// `Condensation`); else OpenAI chat JSON. `to` asks for a format instead: `openai-chat`, or
+/// the framework's own. Secrets are masked in every string.
 pub fn written(
     before: &Analysis,
     done: &Compaction,
     input: Option<&std::path::Path>,
+    to: Option<Format>,
 ) -> anyhow::Result<(Vec<u8>, String)> {
-    use crate::session::Format;
-    let original = match (before.session.format, input) {
-        (Format::ClaudeCode, Some(path)) if path.is_file() => Some(std::fs::read(path)?),
-        _ => None,
-    };
-    let (bytes, masked, what) = match original {
-        Some(original) => {
-            let (bytes, masked) = crate::write::claude_code::to_jsonl(
-                &original,
-                &done.after.session,
-                before.total_tokens(),
-            );
-            (bytes, masked, "claude-code JSONL")
-        }
-        None => {
-            let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
-            let mut bytes = serde_json::to_vec_pretty(&doc)?;
-            bytes.push(b'\n');
-            (bytes, masked, "openai-chat JSON")
-        }
+    let source = before.session.format;
+    let target = to.unwrap_or(match (source, input) {
+        (Format::ClaudeCode, Some(path)) if path.is_file() => Format::ClaudeCode,
+        _ if done.history_format == Some(source) => source,
+        _ => Format::OpenAiChat,
+    });
+    let (bytes, masked, what) = if target == Format::ClaudeCode
+        && source == Format::ClaudeCode
+        && input.is_some_and(|p| p.is_file())
+    {
+        let original = std::fs::read(input.unwrap_or(std::path::Path::new("")))?;
+        let (bytes, masked) = crate::write::claude_code::to_jsonl(
+            &original,
+            &done.after.session,
+            before.total_tokens(),
+        );
+        (bytes, masked, "claude-code JSONL".to_string())
+    } else if Some(target) == done.history_format {
+        let doc = done.persisted.as_ref().unwrap_or(&done.history);
+        let (doc, masked) = crate::write::mask_json(doc);
+        let bytes = crate::write::document_bytes(&doc, target)?;
+        (
+            bytes,
+            masked,
+            format!("{} as the framework persists it", target.name()),
+        )
+    } else if target == Format::OpenAiChat {
+        let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
+        let mut bytes = serde_json::to_vec_pretty(&doc)?;
+        bytes.push(b'\n');
+        (bytes, masked, "openai-chat JSON".to_string())
+    } else {
+        anyhow::bail!(
+            "--to {}: this compaction is written as openai-chat{}",
+            target.name(),
+            done.history_format
+                .filter(|f| *f != Format::OpenAiChat)
+                .map(|f| format!(" or {}", f.name()))
+                .unwrap_or_default()
+        );
     };
     Ok((bytes, format!("{what}, {masked} secret(s) masked")))
 }
@@ -127,6 +153,9 @@ pub fn compact_json<'a>(
                 "tokens_after": c.after.total_tokens(),
                 "secrets_masked": c.masked,
                 "rejected": c.rejected,
+                "rejected_tokens_after": c.rejected_tokens,
+                "history_format": c.history_format.map(Format::name),
+                "history": c.history,
                 "messages": messages,
                 "findings": findings,
             }),

@@ -104,9 +104,12 @@ pub enum Command {
         preset: PresetArgs,
         #[command(flatten)]
         summarizer: SummarizerArgs,
-        /// Write the compacted session here (Claude Code JSONL for a Claude Code file, else OpenAI chat JSON; secrets masked).
+        /// Write the compacted session here, in the source's own format as the framework persists it (else OpenAI chat JSON; secrets masked); `-` writes it to stdout.
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Write OUT in this format instead: `openai-chat`, or the framework's own (`compact --json` names it in `result.history_format`).
+        #[arg(long, value_name = "FORMAT", value_parser = parse_format, requires = "output")]
+        to: Option<Format>,
         /// Overwrite OUT if it exists (even when it is the input).
         #[arg(long)]
         force: bool,
@@ -318,14 +321,18 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             preset,
             summarizer,
             output,
+            to,
             force,
             common,
         } => compact(
             &source,
             &preset,
             &summarizer,
-            output.as_deref(),
-            force,
+            Output {
+                path: output.as_deref(),
+                to,
+                force,
+            },
             &common,
         ),
         Command::Replay {
@@ -486,14 +493,26 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     Ok(0)
 }
 
+/// Where `compact` writes the compacted session.
+struct Output<'a> {
+    path: Option<&'a Path>,
+    to: Option<Format>,
+    force: bool,
+}
+
 fn compact(
     source: &str,
     preset: &PresetArgs,
     summarizer: &SummarizerArgs,
-    output: Option<&Path>,
-    force: bool,
+    target: Output,
     common: &Common,
 ) -> anyhow::Result<i32> {
+    let Output {
+        path: output,
+        to,
+        force,
+    } = target;
+    let to_stdout = output.is_some_and(|p| p == Path::new("-"));
     let format = common.output();
     if !matches!(
         format,
@@ -501,7 +520,7 @@ fn compact(
     ) {
         return Err(unsupported(format, "compact"));
     }
-    if let Some(out) = output {
+    if let Some(out) = output.filter(|_| !to_stdout) {
         if out.exists() && !force {
             return Err(anyhow!(
                 "{}: exists; give --force to overwrite it",
@@ -538,16 +557,23 @@ fn compact(
         }
     };
     let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
+    let input = (source != "-").then(|| Path::new(source));
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    if to_stdout {
+        // `-o -`: the compacted session is the output.
+        let (bytes, _) = compact_cmd::written(&analysis, &done, input, to)?;
+        stdout.write_all(&bytes)?;
+        stdout.flush().ok();
+        return Ok(0);
+    }
     let written = match output {
         Some(out) => {
-            let input = (source != "-").then(|| Path::new(source));
-            let (bytes, written) = compact_cmd::written(&analysis, &done, input)?;
+            let (bytes, written) = compact_cmd::written(&analysis, &done, input, to)?;
             crate::write::write_file(out, &bytes, input, force)?;
             Some(written)
         }
         None => None,
     };
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     match format {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(

@@ -6,11 +6,14 @@
 //!
 //! Owns: that sequence and its result. Must not: call a summarizer (the summary is given).
 
+use super::after::{self, After};
 use super::findings::{Finding, Severity};
 use super::plan::Plan;
-use super::preset::PlanInput;
-use super::{apply, outcome, preset};
+use super::preset::{GuardCheck, PlanInput};
+use super::{outcome, preset};
 use crate::analysis::Analysis;
+use crate::session::Format;
+use serde_json::Value;
 
 /// A compaction carried out.
 #[derive(Debug, Clone)]
@@ -22,11 +25,20 @@ pub struct Compacted {
     /// The history the framework continues with (the one before, when its guard rejected the
     /// summary).
     pub after: Analysis,
+    /// The framework's own serialisation of `after` (the history before, as the source holds
+    /// it, when the guard rejected the summary or the plan did not fire).
+    pub history: Value,
+    /// The format `history` is a session of, when ctxray reads it back as one.
+    pub history_format: Option<Format>,
+    /// What `-o` writes in the framework's format when that differs from `history`.
+    pub persisted: Option<Value>,
     pub findings: Vec<Finding>,
     /// Secrets masked in the request before it was sent.
     pub masked: usize,
     /// The framework's guard rejected the summary: `after` is the history before.
     pub rejected: bool,
+    /// The compacted history the guard rejected (tokens), when it rejected one.
+    pub rejected_tokens: Option<usize>,
 }
 
 /// `plan` carried out on `before` with `summary` inserted.
@@ -37,8 +49,15 @@ pub fn carry_out(
     summary: Option<String>,
     masked: usize,
 ) -> Compacted {
-    let session = apply::apply(&before.session, plan, summary.as_deref());
-    let after = before.derived(session);
+    let framework = preset::find(plan.preset).ok();
+    let input = PlanInput::new(before);
+    let compacted: After = match framework {
+        Some(p) if plan.trigger.fired => p.compacted(&input, plan, summary.as_deref()),
+        _ => after::generic(&before.session, plan, summary.as_deref()),
+    };
+    let (history, history_format, persisted) =
+        (compacted.history, compacted.format, compacted.persisted);
+    let after = before.derived(compacted.session);
     let (tokens_before, tokens_after) = (before.total_tokens(), after.total_tokens());
     let mut findings = outcome::findings(
         &before.session,
@@ -47,7 +66,6 @@ pub fn carry_out(
         tokens_before,
         tokens_after,
     );
-    let framework = preset::find(plan.preset).ok();
     if let (Some(p), Some(text)) = (framework, summary.as_deref()) {
         if let Some(budget) = p.summary_budget(plan) {
             let tokens = before.counter.count(text);
@@ -64,11 +82,19 @@ pub fn carry_out(
             }
         }
     }
-    // The framework's guard judges the result with its own trigger measure.
+    // The framework's guard judges the result its own way (its trigger, its request estimate).
     let rejected = plan.trigger.fired
         && framework.is_some_and(|p| {
-            p.plan(&PlanInput::new(&after), &plan.settings)
-                .is_ok_and(|again| p.rejects(&plan.settings, &plan.trigger, &again.trigger))
+            let after_input = PlanInput::new(&after);
+            p.plan(&after_input, &plan.settings).is_ok_and(|again| {
+                p.rejects(&GuardCheck {
+                    settings: &plan.settings,
+                    before: &input,
+                    plan,
+                    after: &after_input,
+                    again: &again,
+                })
+            })
         });
     if rejected {
         findings.push(Finding {
@@ -76,17 +102,34 @@ pub fn carry_out(
             severity: Severity::Info,
             messages: Vec::new(),
             detail: format!(
-                "{} under these settings rejects a compacted history its estimator does not measure below the one it replaces: the history stays as it was, {tokens_before} tokens",
+                "{} under these settings rejects the compacted history ({tokens_after} tokens): the history stays as it was, {tokens_before} tokens",
                 plan.framework
             ),
         });
+        let unchanged = after::unchanged(&before.session);
+        return Compacted {
+            summarizer,
+            summary,
+            after: before.clone(),
+            history: unchanged.history,
+            history_format: unchanged.format,
+            persisted: None,
+            findings,
+            masked,
+            rejected,
+            rejected_tokens: Some(tokens_after),
+        };
     }
     Compacted {
         summarizer,
         summary,
-        after: if rejected { before.clone() } else { after },
+        after,
+        history,
+        history_format,
+        persisted,
         findings,
         masked,
         rejected,
+        rejected_tokens: None,
     }
 }

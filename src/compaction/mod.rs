@@ -3,6 +3,7 @@
 //!
 //! Pure and headless: reads a parsed session and its counts, returns a `Plan`.
 
+pub mod after;
 pub mod apply;
 pub mod carry_out;
 pub mod digest;

@@ -4,6 +4,7 @@
 //! and looking presets up by name. Each preset lives in `presets/` and emulates its framework
 //! exactly, bugs included; this file knows none of them in detail.
 
+use super::after::After;
 use super::groups::Grouping;
 use super::plan::{Plan, Trigger};
 use super::settings::{ParamSpec, SettingError, Settings};
@@ -91,16 +92,42 @@ pub trait Preset: Sync {
     fn checks_at(&self) -> CheckPoint {
         CheckPoint::Request
     }
-    /// Settings that carry the framework's in-process state after `compactions` compactions
-    /// of one run (e.g. a compaction counter), appended after the user's own `--set`s.
-    fn carried_settings(&self, _settings: &Settings, _compactions: usize) -> Vec<String> {
+    /// The history the framework holds after `plan` is carried out with `summary` (the
+    /// summarizer's text as returned): its own serialisation and the same history in the
+    /// common model. The default splices the kept messages around the summary (`apply`).
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        super::after::generic(input.session, plan, summary)
+    }
+    /// Settings that carry the framework's in-process state into the next plan of one run
+    /// (a compaction counter, a lowered threshold, a guard's memory), appended after the
+    /// user's own `--set`s; `done` lists the compactions the run made so far, oldest first.
+    fn carried_settings(&self, _settings: &Settings, _done: &[Done]) -> Vec<String> {
         Vec::new()
     }
     /// Whether the framework rejects a compaction after the summary comes back, keeping the
-    /// history as it was: `before` is its trigger on the history, `after` on the result.
-    fn rejects(&self, _settings: &Settings, _before: &Trigger, _after: &Trigger) -> bool {
+    /// history as it was. `before` is the history planned, `plan` its plan; `after` is the
+    /// compacted history and `again` the plan of it under the settings that follow.
+    fn rejects(&self, _check: &GuardCheck) -> bool {
         false
     }
+}
+
+/// One compaction of a run, as the framework's carried state sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Done {
+    /// The trigger on the history that was compacted.
+    pub before: Trigger,
+    /// The trigger on the compacted history (under the settings after it).
+    pub after: Trigger,
+}
+
+/// What a guard judges: the history before and after, and the plans of both.
+pub struct GuardCheck<'a> {
+    pub settings: &'a Settings,
+    pub before: &'a PlanInput<'a>,
+    pub plan: &'a Plan,
+    pub after: &'a PlanInput<'a>,
+    pub again: &'a Plan,
 }
 
 /// Where a framework evaluates its compaction trigger.

@@ -4,13 +4,14 @@
 //!
 //! Owns: appending original messages (giving them their running index, and replacing the
 //! provider usage the file recorded, which describes the original history, with the replay's
-//! own exact count), taking a compacted history over with counts carried from the kept
-//! messages (only an inserted summary is counted afresh), and the `PlanInput` a preset reads.
-//! Must not: run presets or decide anything.
+//! own exact count), taking over the history a framework left after a compaction (its own
+//! records, counted afresh), keeping source indices unique across the two, and the
+//! `PlanInput` a preset reads. Must not: run presets or decide anything.
 
 use crate::analysis::{Analysis, WindowSource};
+use crate::compaction::after::After;
 use crate::compaction::preset::PlanInput;
-use crate::compaction::{apply, group_messages, Grouping, Plan};
+use crate::compaction::{group_messages, Grouping};
 use crate::session::{Message, Session, Usage};
 use crate::tokens::{message_tokens, overhead, Counts, MessageCount};
 
@@ -19,6 +20,14 @@ pub struct History {
     pub counts: Counts,
     grouping: Grouping,
     total: usize,
+    /// Added to the source indices of original messages appended from now on, so they come
+    /// after the records of a compacted history.
+    shift: usize,
+    /// The session's buffer is the history's own (a compacted history's records): appended
+    /// messages' raw records are copied into it.
+    own_buffer: bool,
+    /// The first original source record not yet in the history's records.
+    next_record: usize,
 }
 
 impl History {
@@ -39,6 +48,9 @@ impl History {
             counts: Counts::default(),
             grouping,
             total: 0,
+            shift: 0,
+            own_buffer: false,
+            next_record: 0,
         }
     }
 
@@ -63,6 +75,20 @@ impl History {
             if m.usage.is_some() {
                 m.usage = Some(replayed_usage(self.total, count.total()));
             }
+            if self.shift > 0 {
+                m.source_index += self.shift;
+                for r in &mut m.source_indices {
+                    *r += self.shift;
+                }
+            }
+            if self.own_buffer {
+                m.raw = a.session.raw_record(&m).map(|bytes| {
+                    let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
+                    let start = buffer.len();
+                    buffer.extend_from_slice(bytes);
+                    start..buffer.len()
+                });
+            }
             self.total += count.total();
             self.counts.messages.push(count);
             self.session.push(m);
@@ -73,13 +99,15 @@ impl History {
             .get(to)
             .map_or(usize::MAX, |m| m.source_index);
         let records = &a.session.source.record_indices;
+        let from_record = records.partition_point(|&r| r < self.next_record);
         let upto = records.partition_point(|&r| r < cut);
-        let have = self.session.source.record_indices.len();
-        if upto > have {
+        self.next_record = self.next_record.max(cut);
+        if upto > from_record {
+            let shift = self.shift;
             self.session
                 .source
                 .record_indices
-                .extend_from_slice(&records[have..upto]);
+                .extend(records[from_record..upto].iter().map(|&r| r + shift));
             self.session.source.records = self.session.source.record_indices.len();
         }
         self.grouping = group_messages(&self.session);
@@ -104,54 +132,38 @@ impl History {
         }
     }
 
-    /// The history after `plan` with `summary` inserted, counted: kept messages carry their
-    /// counts, the summary is counted once. The inserted summary gets `summary_source` as its source index: a record of its own
-    /// (presets that group messages into records by source index must not merge it with a
-    /// kept message).
-    pub fn compacted(
-        &self,
-        a: &Analysis,
-        plan: &Plan,
-        summary: Option<&str>,
-        summary_source: usize,
-    ) -> History {
-        let mut session = apply::apply(&self.session, plan, summary);
-        let mut keep: Vec<usize> = plan
-            .split
-            .pinned
+    /// The history the framework holds after a compaction, counted afresh. Its session keeps
+    /// this history's format; the framework's records are its messages' raw records when they
+    /// are of that format (else the messages stand in the common model alone). Original
+    /// messages appended later (the first of them from source record `next_source`) get
+    /// source indices past the compacted history's records.
+    pub fn compacted(&self, a: &Analysis, after: After, next_source: usize) -> History {
+        let After {
+            mut session,
+            format,
+            ..
+        } = after;
+        if format != Some(self.session.format) {
+            for m in &mut session.messages {
+                m.raw = None;
+            }
+            session.format = self.session.format;
+        }
+        session.marks.clear();
+        session.children.clear();
+        session.source.skipped.clear();
+        let mut records: Vec<usize> = session
+            .messages
             .iter()
-            .chain(&plan.split.kept)
-            .copied()
-            .filter(|&i| i < self.session.messages.len())
+            .flat_map(|m| m.source_indices.iter().copied())
+            .chain(session.source.record_indices.iter().copied())
             .collect();
-        keep.sort_unstable();
-        keep.dedup();
-        // `apply` inserts the summary at the insertion position, among the kept messages.
-        let inserted = plan
-            .insertion
-            .as_ref()
-            .filter(|_| summary.is_some())
-            .map(|ins| ins.position.min(keep.len()));
-        if let Some(m) = inserted.and_then(|at| session.messages.get_mut(at)) {
-            m.source_index = summary_source;
-        }
-        let mut kept = keep.iter().map(|&i| self.counts.messages[i]);
-        let mut counts: Vec<MessageCount> = Vec::with_capacity(session.messages.len());
-        let mut aligned = true;
-        for (i, m) in session.messages.iter().enumerate() {
-            let c = if inserted == Some(i) {
-                count(a, m)
-            } else if let Some(c) = kept.next() {
-                c
-            } else {
-                aligned = false;
-                count(a, m)
-            };
-            counts.push(c);
-        }
-        if !aligned || kept.next().is_some() {
-            counts = session.messages.iter().map(|m| count(a, m)).collect();
-        }
+        records.sort_unstable();
+        records.dedup();
+        let past = records.last().map_or(0, |r| r + 1);
+        session.source.records = records.len();
+        session.source.record_indices = records;
+        let counts: Vec<MessageCount> = session.messages.iter().map(|m| count(a, m)).collect();
         let total = counts.iter().map(MessageCount::total).sum();
         let grouping = group_messages(&session);
         History {
@@ -159,6 +171,9 @@ impl History {
             counts: Counts { messages: counts },
             grouping,
             total,
+            shift: past.saturating_sub(next_source),
+            own_buffer: true,
+            next_record: next_source,
         }
     }
 }
@@ -221,12 +236,43 @@ mod tests {
             let p = preset::find(name).unwrap();
             let plan = preset::run(p, &h.input(&a), &sets).unwrap();
             assert!(plan.trigger.fired, "{name}");
-            let c = h.compacted(&a, &plan, Some("a summary of the earlier turns"), 1 << 40);
+            let after = p.compacted(&h.input(&a), &plan, Some("a summary of the earlier turns"));
+            let c = h.compacted(&a, after, 1 << 40);
             let fresh = count_session(&c.session, &a.counter, a.info.images);
             assert_eq!(c.counts, fresh, "{name}");
             assert_eq!(c.tokens(), fresh.total(), "{name}");
             assert!(c.tokens() < h.tokens(), "{name}");
         }
+    }
+
+    #[test]
+    fn messages_appended_after_a_compaction_come_after_its_records_with_their_raw_records() {
+        let a = demo();
+        let n = a.session.messages.len();
+        let mut h = History::new(&a);
+        h.append(&a, 0, n / 2);
+        let p = preset::find("custom").unwrap();
+        let sets = ["trigger_tokens=1".to_string(), "keep_last=2".to_string()];
+        let plan = preset::run(p, &h.input(&a), &sets).unwrap();
+        let after = p.compacted(&h.input(&a), &plan, Some("earlier turns, summarized"));
+        let next = a.session.messages[n / 2].source_index;
+        let mut c = h.compacted(&a, after, next);
+        let records_before = c.session.source.record_indices.clone();
+        let kept = c.message_count();
+        c.append(&a, n / 2, n);
+        assert_eq!(c.message_count(), kept + (n - n / 2));
+        let indices: Vec<usize> = c.session.messages.iter().map(|m| m.source_index).collect();
+        assert!(indices.windows(2).all(|w| w[0] < w[1]), "{indices:?}");
+        let last_record = *records_before.last().unwrap();
+        for (m, orig) in c.session.messages[c.message_count() - (n - n / 2)..]
+            .iter()
+            .zip(&a.session.messages[n / 2..])
+        {
+            assert!(m.source_index > last_record);
+            assert_eq!(c.session.raw_record(m), a.session.raw_record(orig));
+        }
+        let fresh = count_session(&c.session, &a.counter, a.info.images);
+        assert_eq!(c.tokens(), fresh.total());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub mod filler;
 mod history;
 
 use crate::analysis::Analysis;
-use crate::compaction::preset::{self, CheckPoint, PlanError, Preset};
+use crate::compaction::preset::{self, CheckPoint, Done, GuardCheck, PlanError, Preset};
 use crate::compaction::{Finding, Plan, Settings, Severity};
 use crate::session::{Part, Role, Session};
 use history::History;
@@ -163,6 +163,7 @@ pub fn replay(
         base: base.clone(),
         settings: (usize::MAX, base.clone()),
         history: History::new(a),
+        done: Vec::new(),
     };
     let mut out = Replay {
         preset: preset.name(),
@@ -196,20 +197,29 @@ struct Run<'a> {
     /// Settings for the compactions made so far (count, resolved).
     settings: (usize, Settings),
     history: History,
+    /// The compactions made so far, as the framework's carried state sees them.
+    done: Vec<Done>,
 }
 
 impl Run<'_> {
-    /// The settings in force after `done` compactions (the framework's carried state).
-    fn settings(&mut self, done: usize) -> Result<Settings, PlanError> {
+    /// The settings in force after the compactions made so far (the framework's carried
+    /// state).
+    fn settings(&mut self) -> Result<Settings, PlanError> {
+        let done = self.done.len();
         if self.settings.0 != done {
-            let mut sets = self.sets.to_vec();
-            sets.extend(self.preset.carried_settings(&self.base, done));
-            self.settings = (
-                done,
-                Settings::resolve(self.preset.name(), self.preset.params(), &sets)?,
-            );
+            self.settings = (done, self.resolve(&self.done)?);
         }
         Ok(self.settings.1.clone())
+    }
+
+    fn resolve(&self, done: &[Done]) -> Result<Settings, PlanError> {
+        let mut sets = self.sets.to_vec();
+        sets.extend(self.preset.carried_settings(&self.base, done));
+        Ok(Settings::resolve(
+            self.preset.name(),
+            self.preset.params(),
+            &sets,
+        )?)
     }
 
     fn plan(&self, history: &History, settings: &Settings) -> Result<Plan, PlanError> {
@@ -224,8 +234,7 @@ impl Run<'_> {
             || next_record(&a.session),
             |i| a.session.messages[i].source_index,
         );
-        let done = out.compactions.len();
-        let settings = self.settings(done)?;
+        let settings = self.settings()?;
         let plan = self.plan(&self.history, &settings)?;
         if out.steps.is_empty() {
             out.measure = plan.trigger.measure;
@@ -252,18 +261,28 @@ impl Run<'_> {
                 Some(n) => filler::summary_of(n, &a.counter),
                 None => preset::offline_summary(self.preset, &self.history.input(a), &plan),
             });
-        // Each summary is a source record of its own, past the session's last.
-        let summary_source = next_record(&a.session) + out.compactions.len() + out.rejected.len();
-        let compacted = self
-            .history
-            .compacted(a, &plan, summary.as_deref(), summary_source);
-        let after_settings = self.settings(done + 1)?;
+        let after = self
+            .preset
+            .compacted(&self.history.input(a), &plan, summary.as_deref());
+        let compacted = self.history.compacted(a, after, source_index);
+        // The state after this compaction, judged before its result is known: the trigger on
+        // the result is measured under it, then recorded for the checks that follow.
+        let mut provisional = self.done.clone();
+        provisional.push(Done {
+            before: plan.trigger.clone(),
+            after: plan.trigger.clone(),
+        });
+        let after_settings = self.resolve(&provisional)?;
         let again = self.plan(&compacted, &after_settings)?;
         let after = compacted.tokens() as u64;
-        if self
-            .preset
-            .rejects(&settings, &plan.trigger, &again.trigger)
-        {
+        let rejected = self.preset.rejects(&GuardCheck {
+            settings: &settings,
+            before: &self.history.input(a),
+            plan: &plan,
+            after: &compacted.input(a),
+            again: &again,
+        });
+        if rejected {
             out.rejected.push(Rejected {
                 step,
                 at_source_index: source_index,
@@ -284,6 +303,10 @@ impl Run<'_> {
         );
         out.compactions.push(record);
         out.steps[step].tokens = after;
+        self.done.push(Done {
+            before: plan.trigger.clone(),
+            after: again.trigger.clone(),
+        });
         self.history = compacted;
         Ok(())
     }

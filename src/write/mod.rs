@@ -13,6 +13,50 @@ pub mod openai_chat;
 use std::io::Write;
 use std::path::Path;
 
+/// `doc` with secrets masked in every string (keys included); the second value counts them.
+pub fn mask_json(doc: &serde_json::Value) -> (serde_json::Value, usize) {
+    use serde_json::Value;
+    fn walk(v: &Value, n: &mut usize) -> Value {
+        match v {
+            Value::String(s) => {
+                let (m, k) = crate::secrets::mask(s);
+                *n += k;
+                Value::String(m)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, n)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), walk(x, n))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let mut n = 0;
+    let out = walk(doc, &mut n);
+    (out, n)
+}
+
+/// A framework's history document as the bytes of a session file of `format`: OpenHands
+/// events one per line (JSONL), every other document as pretty JSON.
+pub fn document_bytes(
+    doc: &serde_json::Value,
+    format: crate::session::Format,
+) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    match (format, doc) {
+        (crate::session::Format::OpenHands, serde_json::Value::Array(events)) => {
+            for e in events {
+                serde_json::to_writer(&mut bytes, e)?;
+                bytes.push(b'\n');
+            }
+        }
+        _ => {
+            bytes = serde_json::to_vec_pretty(doc)?;
+            bytes.push(b'\n');
+        }
+    }
+    Ok(bytes)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error("{0}: exists; give --force to overwrite it")]

@@ -13,11 +13,20 @@ use crate::session::{Part, Role, Session};
 /// The messages of `session` as a JSON array; the second value counts the secrets masked.
 pub fn to_json(session: &Session) -> (Value, usize) {
     let mut masked = 0;
-    let mut mask = |text: &str| {
+    let doc = dicts(session, &mut |text: &str| {
         let (m, n) = crate::secrets::mask(text);
         masked += n;
         m
-    };
+    });
+    (doc, masked)
+}
+
+/// The messages of `session` as a JSON array, texts as they are.
+pub fn to_json_unmasked(session: &Session) -> Value {
+    dicts(session, &mut |text: &str| text.to_string())
+}
+
+fn dicts(session: &Session, mask: &mut dyn FnMut(&str) -> String) -> Value {
     let mut out = Vec::new();
     for m in &session.messages {
         let role = match m.role {
@@ -90,7 +99,7 @@ pub fn to_json(session: &Session) -> (Value, usize) {
         }
         out.extend(results);
     }
-    (Value::Array(out), masked)
+    Value::Array(out)
 }
 
 #[cfg(test)]

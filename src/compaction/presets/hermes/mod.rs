@@ -27,7 +27,7 @@ mod window;
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
-use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::preset::{Done, PlanError, PlanInput, Preset};
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 
 use msgs::HMsg;
@@ -132,9 +132,9 @@ impl Preset for Hermes {
     }
     /// The compressor counts its compactions (`compression_count`): from the first on, the head
     /// decays to the system prompt and the auxiliary-window check has run.
-    fn carried_settings(&self, settings: &Settings, compactions: usize) -> Vec<String> {
+    fn carried_settings(&self, settings: &Settings, done: &[Done]) -> Vec<String> {
         let base = settings.int("compression_count").unwrap_or(0).max(0) as usize;
-        vec![format!("compression_count={}", base + compactions)]
+        vec![format!("compression_count={}", base + done.len())]
     }
 
     /// `_compute_summary_budget`, as the prompt states it: `Target ~N tokens.`

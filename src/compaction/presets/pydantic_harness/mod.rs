@@ -22,7 +22,7 @@ use history::Rec;
 use summarizing::{Fate, Outcome};
 
 use crate::compaction::plan::{Insertion, Plan, PromptMessage, PromptRole, Split, Trigger};
-use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::preset::{GuardCheck, PlanError, PlanInput, Preset};
 use crate::compaction::settings::{ParamSpec, Settings};
 
 /// How providers are sent a `CompactionPart` summary (`_conversation_summary_text`), up to it.
@@ -48,9 +48,10 @@ impl Preset for Summarizing {
     /// measure below the history it replaces is rejected. `guard=fit`, a stricter reading of
     /// "a summary that does not shrink the request" (an assumption too): one that still reaches
     /// the trigger is rejected as well, so a kept tail over the trigger is never summarized.
-    fn rejects(&self, settings: &Settings, before: &Trigger, after: &Trigger) -> bool {
+    fn rejects(&self, check: &GuardCheck) -> bool {
+        let (before, after) = (&check.plan.trigger, &check.again.trigger);
         let not_smaller = after.value >= before.value;
-        match settings.str("guard") {
+        match check.settings.str("guard") {
             Some("shrink") => not_smaller,
             Some("fit") => not_smaller || after.fired,
             _ => false,

@@ -1,0 +1,169 @@
+//! The history a framework holds after a compaction, in its own serialisation and in the
+//! common model.
+//!
+//! Owns: `After` (the framework's JSON of the compacted history, the format ctxray reads that
+//! JSON as, and the common-model session parsed from it), building one from a framework's
+//! records (serialise, then parse with ctxray's own parser, so what is shown, counted and
+//! planned again is exactly what the framework would hand back), and the generic `After` of
+//! presets whose framework keeps no history of its own shape (the kept messages around the
+//! summary, as OpenAI chat dicts). Must not: call a summarizer, count tokens or decide a cut.
+
+use serde_json::Value;
+
+use super::apply;
+use super::plan::Plan;
+use crate::session::{Format, Session};
+
+/// A compacted history.
+#[derive(Debug, Clone)]
+pub struct After {
+    /// The history in the common model: what is counted, shown and planned again.
+    pub session: Session,
+    /// The framework's own serialisation of the history (`compact --json`'s `result.history`).
+    pub history: Value,
+    /// The session format `history` is a document of, when ctxray reads it back as one
+    /// (`None`: the history is shown but is no loadable session by itself).
+    pub format: Option<Format>,
+    /// What the framework persists when that differs from `history` (OpenHands keeps every
+    /// event and appends the `Condensation`; its view is `history`).
+    pub persisted: Option<Value>,
+}
+
+/// Why a framework history could not be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("the compacted history does not load back as {format}: {reason}")]
+pub struct ReadBackError {
+    pub format: &'static str,
+    pub reason: String,
+}
+
+/// The `After` of a framework whose history is the JSON document `history` of `format`: the
+/// document is parsed with ctxray's own `format` parser. The session keeps `base`'s path, id,
+/// title, model and window; its raw records point into the serialised document.
+pub fn from_history(
+    base: &Session,
+    history: Value,
+    format: Format,
+) -> Result<After, ReadBackError> {
+    let bytes = serde_json::to_vec(&history).map_err(|e| ReadBackError {
+        format: format.name(),
+        reason: e.to_string(),
+    })?;
+    let mut session = crate::formats::load_bytes(bytes, None, &base.source.path, Some(format))
+        .map_err(|e| ReadBackError {
+            format: format.name(),
+            reason: e.to_string(),
+        })?;
+    session.source.path = base.source.path.clone();
+    session.id = base.id.clone();
+    session.title = base.title.clone();
+    if session.model.is_none() {
+        session.model = base.model.clone();
+    }
+    session.reported_window = base.reported_window;
+    Ok(After {
+        session,
+        history,
+        format: Some(format),
+        persisted: None,
+    })
+}
+
+/// The generic compacted history: the plan's kept messages in order with the summary where
+/// the preset inserts it (`apply`), serialised as OpenAI chat dicts. A Claude Code or Codex
+/// source keeps its own records (the writers in `write` produce them from this session).
+pub fn generic(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
+    let session = apply::apply(session, plan, summary);
+    let history = chat_dicts(&session);
+    let format = match session.format {
+        Format::ClaudeCode | Format::Codex => Some(session.format),
+        _ => Some(Format::OpenAiChat),
+    };
+    After {
+        session,
+        history,
+        format,
+        persisted: None,
+    }
+}
+
+/// The history as the source holds it, nothing compacted: the source's own records where each
+/// message has one (in order, a record shared by merged messages once), else OpenAI chat dicts.
+pub fn unchanged(session: &Session) -> After {
+    let mut records = Vec::new();
+    let mut last = None;
+    for m in &session.messages {
+        let Some(raw) = session.raw_record(m) else {
+            return After {
+                session: session.clone(),
+                history: chat_dicts(session),
+                format: Some(Format::OpenAiChat),
+                persisted: None,
+            };
+        };
+        if last == m.raw.as_ref().map(|r| r.start) {
+            continue;
+        }
+        last = m.raw.as_ref().map(|r| r.start);
+        match serde_json::from_slice::<Value>(raw) {
+            Ok(v) => records.push(v),
+            Err(_) => {
+                return After {
+                    session: session.clone(),
+                    history: chat_dicts(session),
+                    format: Some(Format::OpenAiChat),
+                    persisted: None,
+                }
+            }
+        }
+    }
+    After {
+        session: session.clone(),
+        history: Value::Array(records),
+        format: Some(session.format),
+        persisted: None,
+    }
+}
+
+/// The session's messages as OpenAI chat dicts, unmasked (masking is the writer's business).
+pub fn chat_dicts(session: &Session) -> Value {
+    crate::write::openai_chat::to_json_unmasked(session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Message, Part, Role};
+
+    #[test]
+    fn a_history_read_back_keeps_the_base_identity_and_its_own_records() {
+        let mut base = Session::new(Format::OpenAiChat, "in.json", Default::default());
+        base.id = Some("s-1".into());
+        base.model = Some("gpt-4o".into());
+        let mut m = Message::new(Role::User, 0);
+        m.parts.push(Part::Text { text: "hi".into() });
+        base.push(m);
+        let history = serde_json::json!([
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": "hello"}
+        ]);
+        let after = from_history(&base, history.clone(), Format::OpenAiChat).unwrap();
+        assert_eq!(after.history, history);
+        assert_eq!(after.session.source.path, "in.json");
+        assert_eq!(after.session.id.as_deref(), Some("s-1"));
+        assert_eq!(after.session.messages.len(), 2);
+        let raw = after
+            .session
+            .raw_record(&after.session.messages[1])
+            .unwrap();
+        let v: Value = serde_json::from_slice(raw).unwrap();
+        assert_eq!(v, history[1]);
+    }
+
+    #[test]
+    fn a_history_that_is_no_session_is_an_error_not_a_panic() {
+        let base = Session::new(Format::OpenAiChat, "in.json", Default::default());
+        let err = from_history(&base, serde_json::json!({"x": 1}), Format::OpenAiChat);
+        assert!(err.is_err());
+    }
+}
