@@ -223,6 +223,28 @@ fn check_dimos(g: &Value) -> Vec<String> {
     if kept != want_kept {
         bad.push(format!("kept {kept:?} want {want_kept:?}"));
     }
+    let history = dimos.compacted(
+        &input,
+        &plan,
+        Some(&preset::offline_summary(dimos, &input, &plan)),
+    );
+    // Compared as text: the key order of each dict is part of the framework's serialisation.
+    if history.history.to_string() != e["compacted_history"].to_string() {
+        bad.push(format!(
+            "compacted history: {}",
+            first_difference(
+                &serde_json::to_string_pretty(&e["compacted_history"]).unwrap(),
+                &serde_json::to_string_pretty(&history.history).unwrap()
+            )
+        ));
+    }
+    if history.format.is_none()
+        || history.session.messages.len() != history.history.as_array().map_or(0, Vec::len)
+    {
+        bad.push(
+            "the compacted history does not load back as langchain, one message per record".into(),
+        );
+    }
     let prompt = e["model_summarizer"]["messages"][0].as_str().unwrap();
     match plan.summarizer.first() {
         Some(m) if m.content == prompt && plan.summarizer.len() == 1 => {}

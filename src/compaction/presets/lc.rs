@@ -98,16 +98,21 @@ pub fn messages(session: &Session) -> Vec<LcMessage> {
             if let Some(lc) = native.then(|| from_raw(session, m)).flatten() {
                 return Some(lc);
             }
-            let kind = match m.role {
-                Role::System | Role::Developer => LcKind::System,
-                Role::User => LcKind::Human,
-                Role::Assistant => LcKind::Ai,
-                Role::Tool => LcKind::Tool,
-                Role::Event => return None,
-            };
-            Some(from_model(m, kind))
+            messages_of(m)
         })
         .collect()
+}
+
+/// A message of a session in another format as its LangChain view (`None` for an event).
+pub fn messages_of(m: &Message) -> Option<LcMessage> {
+    let kind = match m.role {
+        Role::System | Role::Developer => LcKind::System,
+        Role::User => LcKind::Human,
+        Role::Assistant => LcKind::Ai,
+        Role::Tool => LcKind::Tool,
+        Role::Event => return None,
+    };
+    Some(from_model(m, kind))
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<LcMessage> {

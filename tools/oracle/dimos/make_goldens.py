@@ -287,6 +287,8 @@ def run_case(comp, name, source, settings):
             if inserted else None,
             "kept_source_indices": kept,
             "compacted_history_len": len(result.messages),
+            # The whole list compact_history returned, as LangChain serialises it.
+            "compacted_history": messages_to_dict(result.messages),
             "fallback_on_summarizer_error_is_the_same": True,
             # make_model_summarizer(model) with the default max_chars: the one user message the
             # model is sent, and what compact_history keeps of a model answering "SUMMARY".

@@ -12,10 +12,13 @@
 //! messages skipped), cut to its last `max_chars` characters. The summary comes back as
 //! `HumanMessage("[compacted history]\n" + summary)` after the system message. Offline summary:
 //! dimos' own digest (`digest`), what it writes without a model or when the model fails.
+//! Compacted history: `history`, the list `messages_to_dict` gives (checked against the goldens).
 
 mod digest;
+mod history;
 
 use super::lc::{self, LcKind, LcMessage};
+use crate::compaction::after::After;
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
@@ -204,6 +207,10 @@ impl Preset for Dimos {
             .filter(|m| plan.split.summarized.contains(&m.index))
             .collect();
         Some(digest::digest(&dropped))
+    }
+    /// The list `compact_history` returns, as `messages_to_dict` serialises it.
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        history::compacted(input.session, plan, summary)
     }
 }
 
