@@ -22,6 +22,7 @@ use crate::session::Format;
 /// the framework's own. Secrets are masked in every string.
 pub fn written(
     before: &Analysis,
+    plan: &Plan,
     done: &Compaction,
     input: Option<&std::path::Path>,
     to: Option<Format>,
@@ -32,18 +33,7 @@ pub fn written(
         _ if done.history_format == Some(source) => source,
         _ => Format::OpenAiChat,
     });
-    let (bytes, masked, what) = if target == Format::ClaudeCode
-        && source == Format::ClaudeCode
-        && input.is_some_and(|p| p.is_file())
-    {
-        let original = std::fs::read(input.unwrap_or(std::path::Path::new("")))?;
-        let (bytes, masked) = crate::write::claude_code::to_jsonl(
-            &original,
-            &done.after.session,
-            before.total_tokens(),
-        );
-        (bytes, masked, "claude-code JSONL".to_string())
-    } else if Some(target) == done.history_format {
+    let (bytes, masked, what) = if Some(target) == done.history_format {
         let doc = done.persisted.as_ref().unwrap_or(&done.history);
         let (doc, masked) = crate::write::mask_json(doc);
         let bytes = crate::write::document_bytes(&doc, target)?;
@@ -52,6 +42,21 @@ pub fn written(
             masked,
             format!("{} as the framework persists it", target.name()),
         )
+    } else if target == Format::ClaudeCode
+        && source == Format::ClaudeCode
+        && input.is_some_and(|p| p.is_file())
+    {
+        // Another framework's history, kept in Claude Code's own lines: the plan's kept
+        // messages (which name the original lines) around the summary.
+        let original = std::fs::read(input.unwrap_or(std::path::Path::new("")))?;
+        let spliced = if done.rejected {
+            before.session.clone()
+        } else {
+            crate::compaction::apply::apply(&before.session, plan, done.summary.as_deref())
+        };
+        let (bytes, masked) =
+            crate::write::claude_code::to_jsonl(&original, &spliced, before.total_tokens());
+        (bytes, masked, "claude-code JSONL".to_string())
     } else if target == Format::OpenAiChat {
         let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
         let mut bytes = serde_json::to_vec_pretty(&doc)?;
@@ -155,7 +160,8 @@ pub fn compact_json<'a>(
                 "rejected": c.rejected,
                 "rejected_tokens_after": c.rejected_tokens,
                 "history_format": c.history_format.map(Format::name),
-                "history": c.history,
+                // Masked as `-o` masks it: what is printed is what would be written.
+                "history": crate::write::mask_json(&c.history).0,
                 "messages": messages,
                 "findings": findings,
             }),

@@ -561,14 +561,14 @@ fn compact(
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if to_stdout {
         // `-o -`: the compacted session is the output.
-        let (bytes, _) = compact_cmd::written(&analysis, &done, input, to)?;
+        let (bytes, _) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
         stdout.write_all(&bytes)?;
         stdout.flush().ok();
         return Ok(0);
     }
     let written = match output {
         Some(out) => {
-            let (bytes, written) = compact_cmd::written(&analysis, &done, input, to)?;
+            let (bytes, written) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
             crate::write::write_file(out, &bytes, input, force)?;
             Some(written)
         }

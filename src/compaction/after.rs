@@ -69,20 +69,39 @@ pub fn from_history(
     })
 }
 
+/// The `After` of a framework that persists its history as JSONL `bytes` of `format` (Claude
+/// Code): `history` is the list of its records, the session the bytes read back.
+pub fn from_jsonl(base: &Session, bytes: Vec<u8>, format: Format) -> Result<After, ReadBackError> {
+    let err = |reason: String| ReadBackError {
+        format: format.name(),
+        reason,
+    };
+    let records = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .map(serde_json::from_slice::<Value>)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| err(e.to_string()))?;
+    let mut session = crate::formats::load_bytes(bytes, None, &base.source.path, Some(format))
+        .map_err(|e| err(e.to_string()))?;
+    session.source.path = base.source.path.clone();
+    Ok(After {
+        session,
+        history: Value::Array(records),
+        format: Some(format),
+        persisted: None,
+    })
+}
+
 /// The generic compacted history: the plan's kept messages in order with the summary where
-/// the preset inserts it (`apply`), serialised as OpenAI chat dicts. A Claude Code or Codex
-/// source keeps its own records (the writers in `write` produce them from this session).
+/// the preset inserts it (`apply`), serialised as OpenAI chat dicts.
 pub fn generic(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
     let session = apply::apply(session, plan, summary);
     let history = chat_dicts(&session);
-    let format = match session.format {
-        Format::ClaudeCode | Format::Codex => Some(session.format),
-        _ => Some(Format::OpenAiChat),
-    };
     After {
         session,
         history,
-        format,
+        format: Some(Format::OpenAiChat),
         persisted: None,
     }
 }

@@ -35,15 +35,21 @@ pub fn mask_json(doc: &serde_json::Value) -> (serde_json::Value, usize) {
     (out, n)
 }
 
-/// A framework's history document as the bytes of a session file of `format`: OpenHands
-/// events one per line (JSONL), every other document as pretty JSON.
+/// A framework's history document as the bytes of a session file of `format`: the records of
+/// the JSONL formats (OpenHands events, Codex and Claude Code lines) one per line, every other
+/// document as pretty JSON.
 pub fn document_bytes(
     doc: &serde_json::Value,
     format: crate::session::Format,
 ) -> serde_json::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     match (format, doc) {
-        (crate::session::Format::OpenHands, serde_json::Value::Array(events)) => {
+        (
+            crate::session::Format::OpenHands
+            | crate::session::Format::Codex
+            | crate::session::Format::ClaudeCode,
+            serde_json::Value::Array(events),
+        ) => {
             for e in events {
                 serde_json::to_writer(&mut bytes, e)?;
                 bytes.push(b'\n');

@@ -22,13 +22,15 @@
 use std::collections::BTreeSet;
 
 use super::wire::{self, Wire};
+use crate::compaction::after::{self, After};
+use crate::compaction::apply;
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
-use crate::session::{Role, Session};
+use crate::session::{Format, Role, Session};
 
 pub struct ClaudeCode;
 
@@ -99,6 +101,21 @@ impl Preset for ClaudeCode {
         PARAMS
     }
 
+    /// A Claude Code source: the lines Claude Code keeps after a compaction (the kept lines,
+    /// the `compact_boundary` and the `isCompactSummary` line), as `write::claude_code` writes
+    /// them; any other source: the generic splice.
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        let session = input.session;
+        if session.format == Format::ClaudeCode && !session.buffer.is_empty() {
+            let applied = apply::apply(session, plan, summary);
+            let (bytes, _) =
+                crate::write::claude_code::to_jsonl(&session.buffer, &applied, input.real_tokens());
+            if let Ok(after) = after::from_jsonl(session, bytes, Format::ClaudeCode) {
+                return after;
+            }
+        }
+        after::generic(session, plan, summary)
+    }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let session = input.session;
         let (window, base, lowered) = thresholds(input, settings);

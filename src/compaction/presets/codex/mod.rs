@@ -20,6 +20,7 @@
 
 use std::collections::BTreeSet;
 
+mod after;
 mod history;
 
 use super::wire::{self, Wire};
@@ -77,6 +78,16 @@ impl Preset for Codex {
         PARAMS
     }
 
+    /// A Codex source: the `replacement_history` of the `compacted` item Codex writes.
+    fn compacted(
+        &self,
+        input: &PlanInput,
+        plan: &Plan,
+        summary: Option<&str>,
+    ) -> crate::compaction::after::After {
+        after::compacted(input.session, plan, summary)
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let session = input.session;
         let window = settings
@@ -111,7 +122,9 @@ impl Preset for Codex {
             let split = request.split(session, &history, &carried);
             let insertion = Insertion {
                 role: PromptRole::User,
-                position: history.initial.len() + carried.kept.len(),
+                // After the instructions (a system message of the history here), the initial
+                // context and the carried user messages: the summary comes last.
+                position: history.instructions.len() + history.initial.len() + carried.kept.len(),
                 prefix: format!("{SUMMARY_PREFIX}\n"),
                 suffix: String::new(),
                 replaces: None,
