@@ -247,3 +247,76 @@ fn secrets_in_the_history_are_masked_where_it_is_printed_and_written() {
     assert!(!written.contains(key));
     assert!(written.contains("[REDACTED:openai-key]"), "{written}");
 }
+
+/// A chat session whose tool results hold a fact past their first 600 characters.
+fn late_fact_session(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut msgs =
+        vec![serde_json::json!({"role": "system", "content": "You are a coding agent."})];
+    for i in 0..8 {
+        let id = format!("call_{i}");
+        msgs.push(
+            serde_json::json!({"role": "user", "content": format!("Run step {i} of the build.")}),
+        );
+        msgs.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "execute_bash", "arguments": format!("{{\"command\": \"make step{i}\"}}")}}
+        ]}));
+        let log = format!(
+            "{} then linking failed in zqxlibrary{i}.so",
+            "compiling module ok; ".repeat(40)
+        );
+        msgs.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": log}));
+        msgs.push(
+            serde_json::json!({"role": "assistant", "content": format!("Step {i} is done.")}),
+        );
+    }
+    let path = dir.join("late-fact.json");
+    std::fs::write(&path, serde_json::to_vec(&msgs).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn the_offline_digest_quotes_only_what_the_summarizer_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = late_fact_session(dir.path());
+    let summary = |preset: &str| -> (String, String) {
+        let doc = json(&ctxray(&[
+            "compact",
+            src.to_str().unwrap(),
+            "--preset",
+            preset,
+            "--set",
+            "max_size=10",
+            "--json",
+        ]));
+        assert_eq!(doc["trigger"]["fired"], true, "{preset}");
+        let input: String = doc["summarizer"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect();
+        (
+            doc["result"]["summary"].as_str().unwrap().to_string(),
+            input,
+        )
+    };
+    // openhands 1.58 shows the summarizer `str(event)`: an observation cut to a 500-character
+    // preview (the library that failed to link is past it), an action without its arguments.
+    // The digest quotes neither.
+    let (digest, input) = summary("openhands");
+    assert!(!input.contains("zqxlibrary0"), "{input}");
+    assert!(!input.contains("make step0"), "{input}");
+    assert!(!digest.contains("make step0"), "{digest}");
+    assert!(
+        digest.contains("execute_bash → compiling module ok"),
+        "{digest}"
+    );
+    // openhands-fixed shows whole events: the digest quotes the arguments it sees.
+    let (digest, input) = summary("openhands-fixed");
+    assert!(input.contains("zqxlibrary0"));
+    assert!(input.contains("make step0"));
+    assert!(
+        digest.contains(r#"execute_bash {"command": "make step0"}"#),
+        "{digest}"
+    );
+}

@@ -171,7 +171,7 @@ fn codex_sends_the_whole_history_then_the_prompt_and_keeps_only_user_messages() 
     assert_eq!(fates.dropped, vec![3, 6, 9, 12]);
     let ins = p.insertion.clone().unwrap();
     assert_eq!(ins.role, PromptRole::User);
-    assert_eq!(ins.position, 4); // developer, environment, two user messages
+    assert_eq!(ins.position, 5); // instructions, developer, environment, two user messages
     assert!(ins
         .prefix
         .starts_with("You are resuming an in-progress task after context compaction."));

@@ -6,9 +6,10 @@
 //! Owns: the generic digest. A preset whose framework has its own offline text (a fallback
 //! digest) returns that instead, from `Preset::offline_summary`. Must not: do IO.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
+use super::seen::Seen;
 use crate::session::{Message, Part, Role, Session};
 
 /// Characters quoted from one text before it is cut with `…`.
@@ -18,6 +19,23 @@ const LIST: usize = 12;
 
 /// An extractive digest of the messages `indices` of `session`.
 pub fn digest(session: &Session, indices: &[usize]) -> String {
+    digest_with(session, indices, None)
+}
+
+/// The digest of what a summarizer is shown: every quote cut where `seen` (the summarizer
+/// input's words) stops holding it, tools and files the input does not name left out.
+pub fn digest_seen(session: &Session, indices: &[usize], seen: &Seen) -> String {
+    digest_with(session, indices, Some(seen))
+}
+
+fn digest_with(session: &Session, indices: &[usize], seen: Option<&Seen>) -> String {
+    let shown = |text: String| -> Option<String> {
+        match seen {
+            Some(s) => s.clip(&text),
+            None => Some(text),
+        }
+    };
+    let named = |text: &str| seen.is_none_or(|s| s.holds_all(text));
     let messages: Vec<&Message> = indices
         .iter()
         .filter_map(|&i| session.messages.get(i))
@@ -25,50 +43,64 @@ pub fn digest(session: &Session, indices: &[usize]) -> String {
     let first = indices.iter().min().copied().unwrap_or(0);
     let last = indices.iter().max().copied().unwrap_or(0);
     let mut out = format!(
-        "Offline digest of {} earlier messages (#{first}–#{last}), quoted from the history without a model.\n",
-        messages.len()
+        "Offline digest of {} earlier messages (#{first}–#{last}), quoted from {} without a model.\n",
+        messages.len(),
+        if seen.is_some() { "what the summarizer is shown" } else { "the history" }
     );
     let goals: Vec<String> = messages
         .iter()
         .filter(|m| m.role == Role::User && !m.holds_only_tool_results())
         .filter_map(|m| first_text(m))
+        .filter_map(shown)
         .collect();
     section(&mut out, "User requests", &goals);
     let results = results_by_call(&messages);
     let mut tools = Vec::new();
-    let mut errors = Vec::new();
     for m in &messages {
         for part in &m.parts {
-            if let Part::ToolCall {
+            let Part::ToolCall {
                 id,
                 name,
                 arguments,
                 ..
             } = part
-            {
-                let outcome = match results.iter().find(|(cid, _, _)| cid == id) {
-                    Some((_, true, text)) => format!(" → error: {}", quote(text, 120)),
-                    Some((_, false, text)) => format!(" → {}", quote(text, 120)),
-                    None => " → no result in this range".to_string(),
-                };
-                tools.push(format!("{name} {}{outcome}", quote(arguments, 160)));
+            else {
+                continue;
+            };
+            if !named(name) {
+                continue;
             }
+            let outcome = match results.get(id.as_str()) {
+                Some((true, text)) => shown(quote(text, 120)).map(|t| format!(" → error: {t}")),
+                Some((false, text)) => shown(quote(text, 120)).map(|t| format!(" → {t}")),
+                None => Some(" → no result in this range".to_string()),
+            };
+            // Arguments cut to a key or two say nothing: shown only with some of their values.
+            let args = shown(quote(arguments, 160))
+                .filter(|a| seen.is_none() || Seen::word_count(a) >= 2)
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
+            tools.push(format!("{name}{args}{}", outcome.unwrap_or_default()));
         }
     }
-    for (_, is_error, text) in &results {
-        if *is_error {
-            errors.push(quote(text, QUOTE));
-        }
-    }
+    let errors: Vec<String> = results
+        .list
+        .iter()
+        .filter(|(is_error, _)| *is_error)
+        .filter_map(|(_, text)| shown(quote(text, QUOTE)))
+        .collect();
     section(&mut out, &format!("Tools run ({})", tools.len()), &tools);
-    let files: Vec<String> = files_named(&messages).into_iter().collect();
+    let files: Vec<String> = files_named(&messages)
+        .into_iter()
+        .filter(|f| named(f))
+        .collect();
     section(&mut out, "Files named", &files);
     section(&mut out, "Errors", &errors);
     if let Some(text) = messages
         .iter()
         .rev()
         .filter(|m| m.role == Role::Assistant)
-        .find_map(|m| first_text(m))
+        .find_map(|m| first_text(m).and_then(shown))
     {
         let _ = write!(out, "\nLast assistant message:\n{text}\n");
     }
@@ -98,28 +130,42 @@ fn first_text(m: &Message) -> Option<String> {
     })
 }
 
-/// `(call id, is error, result text)` of every tool result in the range.
-fn results_by_call(messages: &[&Message]) -> Vec<(String, bool, String)> {
-    messages
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter_map(|p| match p {
-            Part::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => {
-                let text = content
-                    .iter()
-                    .map(Part::plain_text)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let error = *is_error == Some(true);
-                Some((call_id.clone(), error, text))
+/// `call id → (is error, result text)` of the tool results in the range, in the order they
+/// come (the first result of a call id wins).
+fn results_by_call<'a>(messages: &[&'a Message]) -> Results<'a> {
+    let mut out = Results::default();
+    for p in messages.iter().flat_map(|m| &m.parts) {
+        if let Part::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } = p
+        {
+            if out.at.contains_key(call_id.as_str()) {
+                continue;
             }
-            _ => None,
-        })
-        .collect()
+            let text = content
+                .iter()
+                .map(Part::plain_text)
+                .collect::<Vec<_>>()
+                .join(" ");
+            out.at.insert(call_id.as_str(), out.list.len());
+            out.list.push((*is_error == Some(true), text));
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Results<'a> {
+    at: HashMap<&'a str, usize>,
+    list: Vec<(bool, String)>,
+}
+
+impl Results<'_> {
+    fn get(&self, id: &str) -> Option<&(bool, String)> {
+        self.at.get(id).map(|&i| &self.list[i])
+    }
 }
 
 /// Paths that tool arguments name (values of keys such as `path`, `file_path`, `filename`).

@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod plan;
 pub mod preset;
 pub mod presets;
+pub mod seen;
 pub mod settings;
 
 pub use findings::{Finding, Severity};

@@ -149,11 +149,19 @@ impl CheckPoint {
 }
 
 /// The offline summary of a fired plan: the framework's own digest where it has one, else
-/// ctxray's extractive digest of the summarized range.
+/// ctxray's extractive digest of the summarized range as the framework's summarizer is shown it
+/// (what its input does not hold — a preview's cut tail, tool calls a placeholder hides — is
+/// not quoted).
 pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> String {
-    preset
-        .offline_summary(input, plan)
-        .unwrap_or_else(|| super::digest::digest(input.session, &plan.split.summarized))
+    preset.offline_summary(input, plan).unwrap_or_else(|| {
+        let shown: Vec<&str> = plan.summarizer.iter().map(|m| m.content.as_str()).collect();
+        if shown.is_empty() {
+            return super::digest::digest(input.session, &plan.split.summarized);
+        }
+        let shown = shown.join("\n");
+        let seen = super::seen::Seen::new(&shown);
+        super::digest::digest_seen(input.session, &plan.split.summarized, &seen)
+    })
 }
 
 /// Every preset, in the order `ctxray presets` lists them.
