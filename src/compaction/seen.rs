@@ -121,7 +121,7 @@ mod tests {
         );
         assert_eq!(seen.clip("cargo test").as_deref(), Some("cargo test"));
         assert_eq!(seen.clip("mismatch first"), None);
-        assert!(seen.holds_all("cargo_test") == false);
+        assert!(!seen.holds_all("cargo_test"));
         assert!(seen.holds_all("test failed"));
         assert!(!seen.holds_all("   "));
     }
