@@ -89,23 +89,40 @@ fn markdown_lists_each_compaction_where_it_fired() {
         assert_eq!(row[0], (k + 1).to_string());
         assert_eq!(row[1], ((record - 1) / 2).to_string(), "step: {row:?}");
         assert_eq!(row[2], record.to_string(), "record: {row:?}");
+        assert_eq!(row[3], "6,500", "the threshold in force: {row:?}");
         let before = c["tokens_before"].as_u64().unwrap();
         let after = c["tokens_after"].as_u64().unwrap();
         assert_eq!(
-            row[3],
+            row[4],
             format!("{} → {}", thousands(before), thousands(after))
         );
-        assert_eq!(row[4], format!("{} → 3", c["messages_before"]));
+        assert_eq!(row[5], format!("{} → 3", c["messages_before"]));
         assert_eq!(
-            row[5],
+            row[6],
             if k == 0 { "5" } else { "7" },
             "summarized: {row:?}"
         );
         assert_eq!(
-            row[6],
+            row[7],
             thousands(c["summarizer_input_tokens"].as_u64().unwrap())
         );
-        assert_eq!(row[7], "100", "the stand-in summary");
+        // The summarizer input does not depend on the summary: a stand-in has its fidelity.
+        let input = &c["input"];
+        let (chars, seen) = (
+            input["chars"].as_u64().unwrap(),
+            input["chars_seen"].as_u64().unwrap(),
+        );
+        assert!(chars > 0 && seen <= chars, "{input}");
+        assert_eq!(
+            row[8],
+            format!(
+                "{}/{} ({}%)",
+                thousands(seen),
+                thousands(chars),
+                seen * 100 / chars
+            )
+        );
+        assert_eq!(row[10], "100", "the stand-in summary");
     }
 
     let summary = table_after(&md, "## Replay");

@@ -12,6 +12,7 @@ mod plan_cmd;
 mod presets_cmd;
 mod progress_line;
 mod replay_cmd;
+mod replay_json;
 mod report_json;
 mod report_text;
 mod share_cmd;

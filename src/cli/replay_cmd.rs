@@ -2,19 +2,21 @@
 //! printed as a sawtooth sparkline and a table of compactions, as JSON, or as a Markdown or
 //! HTML report (`crate::export::replay`).
 //!
-//! Owns: parsing `--compare` specs, and the text and JSON renderings of `replay::Replay`. The
-//! replay itself is `crate::replay` (pure). `--format github|junit` are refused: they report
+//! Owns: parsing `--compare` specs, and the text rendering of `replay::Replay` (its JSON is
+//! `replay_json`). The replay itself is `crate::replay` (pure). `--format github|junit` are refused: they report
 //! `check`'s findings per file, which a replay does not produce.
 
 use std::io::Write;
 
 use anyhow::anyhow;
-use serde_json::{json, Value};
 
+use super::replay_json::{compare_json, replay_json};
 use super::style::Style;
 use crate::analysis::Analysis;
 use crate::compaction::preset;
-use crate::export::replay::{self as export, evidence_text};
+use crate::export::replay::{
+    self as export, evidence_text, fidelity_text, input_facts_text, percent, threshold_text,
+};
 use crate::replay::{self, Replay};
 
 /// Sparkline width, in columns.
@@ -82,87 +84,6 @@ pub fn run_side(a: &Analysis, side: &Side, options: &replay::Options) -> anyhow:
     Ok(replay::replay(a, p, &side.sets, options)?)
 }
 
-pub fn replay_json(a: &Analysis, r: &Replay) -> Value {
-    let steps: Vec<Value> = r
-        .steps
-        .iter()
-        .map(|s| {
-            json!({
-                "source_index": s.source_index,
-                "message": s.message,
-                "tokens": s.tokens,
-                "tokens_before": s.tokens_before,
-                "fired": s.fired,
-                "value": s.value,
-                "threshold": s.threshold,
-            })
-        })
-        .collect();
-    let compactions: Vec<Value> = r
-        .compactions
-        .iter()
-        .map(|c| {
-            json!({
-                "at_source_index": c.at_source_index,
-                "message": c.message,
-                "tokens_before": c.tokens_before,
-                "tokens_after": c.tokens_after,
-                "messages_before": c.messages_before,
-                "messages_after": c.messages_after,
-                "summarized": c.summarized,
-                "dropped": c.dropped,
-                "removed_tokens": c.removed_tokens,
-                "summarizer_input_tokens": c.summarizer_input_tokens,
-                "summary_tokens": c.summary_tokens,
-                "evidence": c.evidence.map(|(facts, lost)| json!({"facts": facts, "lost": lost})),
-                "reason": c.reason,
-                "findings": c.findings.iter().map(|f| json!({
-                    "code": f.code, "severity": f.severity.as_str(), "messages": f.messages, "detail": f.detail,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let rejected: Vec<Value> = r
-        .rejected
-        .iter()
-        .map(|x| {
-            json!({
-                "at_source_index": x.at_source_index,
-                "tokens_before": x.tokens_before,
-                "tokens_after": x.tokens_after,
-            })
-        })
-        .collect();
-    json!({
-        "source": {"path": a.session.source.path, "format": a.session.format.name()},
-        "preset": {"name": r.preset, "framework": r.framework, "settings": r.settings.to_json()},
-        "checks_at": r.checks_at.as_str(),
-        "window": r.window,
-        "measure": r.measure,
-        "threshold": r.threshold,
-        "summary_tokens": r.summary_tokens,
-        "steps": steps,
-        "compactions": compactions,
-        "rejected": rejected,
-        "count": r.compactions.len(),
-        "peak_tokens": r.peak_tokens(),
-        "removed_tokens": r.removed_tokens(),
-        "evidence_lost": r.evidence_lost().map(|(facts, lost)| json!({"facts": facts, "lost": lost})),
-    })
-}
-
-pub fn compare_json(a: &Analysis, runs: &[(Side, Replay)]) -> Value {
-    json!({
-        "compare": runs.iter().map(|(side, r)| {
-            let mut v = replay_json(a, r);
-            if let Value::Object(map) = &mut v {
-                map.insert("label".into(), side.label.clone().into());
-            }
-            v
-        }).collect::<Vec<_>>(),
-    })
-}
-
 /// The sawtooth as text, `WIDTH` columns at most (see `export::replay::sparkline`).
 pub fn sparkline(r: &Replay, top: u64) -> (String, String) {
     export::sparkline(r, top, WIDTH)
@@ -183,7 +104,7 @@ pub fn write_text(
         out,
         "{}",
         st.dim(&format!(
-            "{} · checks before each {} · window {} · threshold {} {}{}",
+            "{} · checks before each {} · window {} · threshold {}{}",
             r.framework,
             if r.checks_at == crate::compaction::preset::CheckPoint::UserTurn {
                 "user turn"
@@ -191,8 +112,7 @@ pub fn write_text(
                 "request"
             },
             r.window,
-            r.threshold,
-            r.measure,
+            threshold_text(r),
             r.summary_tokens
                 .map(|n| format!(" · summaries of {n} tokens"))
                 .unwrap_or_default()
@@ -204,9 +124,10 @@ pub fn write_text(
     if !marks.is_empty() {
         writeln!(out, "  {}", st.dim(&marks))?;
     }
+    let fidelity = r.input_fidelity();
     writeln!(
         out,
-        "\n{} compaction(s){} · peak {} tokens · {} tokens summarized or dropped · evidence lost: {}",
+        "\n{} compaction(s){} · peak {} tokens · {} tokens summarized or dropped · evidence lost: {}\nthe summarizer inputs hold {} · {} of the summarized ranges",
         r.compactions.len(),
         if r.rejected.is_empty() {
             String::new()
@@ -215,27 +136,49 @@ pub fn write_text(
         },
         r.peak_tokens(),
         r.removed_tokens(),
-        evidence_text(r.evidence_lost())
+        evidence_text(r.evidence_lost()),
+        fidelity_text(fidelity),
+        input_facts_text(fidelity)
     )?;
     if r.compactions.is_empty() {
         return Ok(());
     }
     writeln!(
         out,
-        "\n  {:>3}  {:>8}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  findings",
-        "#", "record", "tokens", "messages", "summarized", "sum. in", "summary"
+        "\n  {:>3}  {:>8}  {:>9}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  {:>9}  {:>8}  findings",
+        "#",
+        "record",
+        "threshold",
+        "tokens",
+        "messages",
+        "summarized",
+        "sum. in",
+        "chars in",
+        "facts in",
+        "summary"
     )?;
     for (i, c) in r.compactions.iter().enumerate().take(TABLE_ROWS) {
         let codes: Vec<&str> = c.findings.iter().map(|f| f.code).collect();
         writeln!(
             out,
-            "  {:>3}  {:>8}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  {}",
+            "  {:>3}  {:>8}  {:>9}  {:>17}  {:>11}  {:>10}  {:>9}  {:>8}  {:>9}  {:>8}  {}",
             i + 1,
             c.at_source_index,
+            c.threshold,
             format!("{} → {}", c.tokens_before, c.tokens_after),
             format!("{} → {}", c.messages_before, c.messages_after),
             c.summarized,
             c.summarizer_input_tokens,
+            if c.input.chars == 0 {
+                "—".into()
+            } else {
+                percent(c.input.chars_seen, c.input.chars)
+            },
+            if c.input.facts == 0 {
+                "—".into()
+            } else {
+                format!("{}/{}", c.input.facts_present, c.input.facts)
+            },
             c.summary_tokens,
             st.dim(&codes.join(", "))
         )?;
@@ -279,23 +222,26 @@ pub fn write_compare(
         }
     }
     writeln!(out)?;
-    let rows: [(&str, Cell); 6] = [
+    let rows: [(&str, Cell); 9] = [
         ("compactions", |r| r.compactions.len().to_string()),
         ("rejected", |r| r.rejected.len().to_string()),
-        ("threshold", |r| format!("{} {}", r.threshold, r.measure)),
+        ("window", |r| r.window.to_string()),
+        ("threshold", threshold_text),
         ("tokens summarized", |r| r.removed_tokens().to_string()),
         ("peak tokens", |r| r.peak_tokens().to_string()),
+        ("input fidelity", |r| fidelity_text(r.input_fidelity())),
+        ("facts in input", |r| input_facts_text(r.input_fidelity())),
         ("evidence lost", |r| evidence_text(r.evidence_lost())),
     ];
     write!(out, "  {:<18}", "")?;
     for i in 0..runs.len() {
-        write!(out, "  {:<24}", char::from(b'A' + i as u8))?;
+        write!(out, "  {:<30}", char::from(b'A' + i as u8))?;
     }
     writeln!(out)?;
     for (label, value) in &rows {
         write!(out, "  {label:<18}")?;
         for (_, r) in runs {
-            write!(out, "  {:<24}", value(r))?;
+            write!(out, "  {:<30}", value(r))?;
         }
         writeln!(out)?;
     }

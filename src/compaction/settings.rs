@@ -166,6 +166,22 @@ impl Settings {
         }
     }
 
+    /// The context window these settings configure, and the setting's name, when they do
+    /// (`context_window`, `max_context_window_tokens`, `config_context_length`): a framework
+    /// configured for a smaller window than the model's.
+    pub fn window(&self) -> Option<(u64, &'static str)> {
+        [
+            "context_window",
+            "max_context_window_tokens",
+            "config_context_length",
+        ]
+        .into_iter()
+        .find_map(|name| {
+            let w = self.int(name).filter(|w| *w > 0)?;
+            Some((w as u64, name))
+        })
+    }
+
     /// All settings in declaration order, as JSON values.
     pub fn to_json(&self) -> serde_json::Value {
         let mut map = serde_json::Map::new();

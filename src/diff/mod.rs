@@ -3,17 +3,21 @@
 //! pieces of evidence survive — the evidence-survival score.
 //!
 //! Owns: the alignment (line by line, with partial credit for a line cut short) and the loss
-//! statistics. Pure: reads a session and a plan, knows nothing of presets or terminals.
+//! statistics, of a plan's whole summarized range or of any range of messages. Every question
+//! about the input goes to one `TextIndex` of it, so a diff is linear in the range and the
+//! input. Pure: reads a session and a plan, knows nothing of presets or terminals.
 
 pub mod evidence;
+pub mod index;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde_json::Value;
 
 use crate::compaction::Plan;
 use crate::session::{Message, Part, Role, Session};
 pub use evidence::{Evidence, EvidenceKind};
+pub use index::TextIndex;
 
 /// What the summarizer sees of one summarized message.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +26,9 @@ pub struct MessageDiff {
     pub role: Role,
     /// Characters of the message's content (text, calls with arguments, results, reasoning).
     pub raw_chars: usize,
+    /// Characters of the lines the alignment compares: each non-empty line of the content,
+    /// trimmed (line breaks and indentation are not looked for).
+    pub line_chars: usize,
     /// Of those, the characters found in the summarizer input.
     pub seen_chars: usize,
     pub tool_names_lost: Vec<String>,
@@ -45,6 +52,7 @@ pub struct Diff {
     /// Characters of the whole summarizer input.
     pub input_chars: usize,
     pub raw_chars: usize,
+    pub line_chars: usize,
     pub seen_chars: usize,
     /// Distinct evidence items of the summarized range, and how many survive.
     pub evidence_total: usize,
@@ -82,9 +90,9 @@ pub struct LineSeen {
     pub seen: usize,
 }
 
-/// The content lines of `m` with what `input` shows of each: the alignment `diff` sums up, line
-/// by line, for reports that show the raw side with its losses.
-pub fn lines_seen(m: &Message, input: &str) -> Vec<LineSeen> {
+/// The content lines of `m` with what the indexed input shows of each: the alignment `diff`
+/// sums up, line by line, for reports that show the raw side with its losses.
+pub fn lines_seen(m: &Message, input: &TextIndex) -> Vec<LineSeen> {
     content_texts(m)
         .iter()
         .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
@@ -98,13 +106,16 @@ pub fn lines_seen(m: &Message, input: &str) -> Vec<LineSeen> {
 
 /// Diffs the summarized messages of `plan` against its summarizer input.
 pub fn diff(session: &Session, plan: &Plan) -> Diff {
-    let input = summarizer_input(plan);
-    let messages: Vec<MessageDiff> = plan
-        .split
-        .summarized
+    let input = TextIndex::new(&summarizer_input(plan));
+    diff_range(session, &plan.split.summarized, &input)
+}
+
+/// Diffs the messages `indices` of `session` against an indexed summarizer input.
+pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Diff {
+    let messages: Vec<MessageDiff> = indices
         .iter()
         .filter_map(|&i| session.messages.get(i))
-        .map(|m| diff_message(m, &input))
+        .map(|m| diff_message(m, input))
         .collect();
     let mut all: BTreeSet<&Evidence> = BTreeSet::new();
     let mut kept: BTreeSet<&Evidence> = BTreeSet::new();
@@ -117,8 +128,9 @@ pub fn diff(session: &Session, plan: &Plan) -> Diff {
         }
     }
     Diff {
-        input_chars: input.chars().count(),
+        input_chars: input.chars(),
         raw_chars: messages.iter().map(|m| m.raw_chars).sum(),
+        line_chars: messages.iter().map(|m| m.line_chars).sum(),
         seen_chars: messages.iter().map(|m| m.seen_chars).sum(),
         evidence_total: all.len(),
         evidence_survived: kept.len(),
@@ -126,9 +138,10 @@ pub fn diff(session: &Session, plan: &Plan) -> Diff {
     }
 }
 
-fn diff_message(m: &Message, input: &str) -> MessageDiff {
+fn diff_message(m: &Message, input: &TextIndex) -> MessageDiff {
     let texts = content_texts(m);
     let raw_chars = texts.iter().map(|t| t.chars().count()).sum();
+    let line_chars = texts.iter().map(|t| line_chars(t)).sum();
     let seen_chars = texts.iter().map(|t| seen_in(t, input)).sum();
     let mut tool_names_lost = Vec::new();
     let mut call_ids_lost = Vec::new();
@@ -168,19 +181,13 @@ fn diff_message(m: &Message, input: &str) -> MessageDiff {
     for t in &texts {
         items.extend(evidence::extract(t));
     }
-    let mut seen_items: Vec<Evidence> = Vec::new();
+    let mut seen_items: HashSet<Evidence> = HashSet::new();
     let evidence = items
         .into_iter()
         .filter(|e| e.text.len() >= 3)
-        .filter(|e| {
-            let fresh = !seen_items.contains(e);
-            if fresh {
-                seen_items.push(e.clone());
-            }
-            fresh
-        })
+        .filter(|e| seen_items.insert(e.clone()))
         .map(|e| {
-            let s = evidence::survives(&e, input);
+            let s = evidence::survives_in(&e, input);
             (e, s)
         })
         .collect();
@@ -188,6 +195,7 @@ fn diff_message(m: &Message, input: &str) -> MessageDiff {
         index: m.index,
         role: m.role,
         raw_chars,
+        line_chars,
         seen_chars,
         tool_names_lost,
         call_ids_lost,
@@ -220,39 +228,35 @@ fn content_texts(m: &Message) -> Vec<String> {
         .collect()
 }
 
+/// Characters of the non-empty lines of `text`, each trimmed: what `seen_in` can find.
+fn line_chars(text: &str) -> usize {
+    text.lines().map(|l| l.trim().chars().count()).sum()
+}
+
 /// Characters of `text` found in `input`: whole lines, or the longest prefix of a line that
 /// was cut short (a preview), line by line.
-fn seen_in(text: &str, input: &str) -> usize {
+fn seen_in(text: &str, input: &TextIndex) -> usize {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .map(|line| {
-            if input.contains(line) {
-                return line.chars().count();
-            }
-            longest_seen_prefix(line, input)
-        })
+        .map(|line| longest_seen_prefix(line, input))
         .sum()
 }
 
-fn longest_seen_prefix(line: &str, input: &str) -> usize {
-    let bounds: Vec<usize> = line
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([line.len()])
-        .collect();
-    let (mut lo, mut hi) = (0usize, bounds.len() - 1);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if input.contains(&line[..bounds[mid]]) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
+/// Characters of the longest prefix of `line` found in `input`: the whole line, a prefix of 16
+/// characters or more, else 0.
+fn longest_seen_prefix(line: &str, input: &TextIndex) -> usize {
+    let mut bytes = input.longest_prefix(line);
+    if bytes == line.len() {
+        return line.chars().count();
     }
+    while !line.is_char_boundary(bytes) {
+        bytes -= 1;
+    }
+    let chars = line[..bytes].chars().count();
     // A short common prefix is coincidence, not the line.
-    if lo >= 16 {
-        lo
+    if chars >= 16 {
+        chars
     } else {
         0
     }

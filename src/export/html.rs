@@ -14,7 +14,7 @@ use super::{
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, Diff};
+use crate::diff::{lines_seen, summarizer_input, Diff, TextIndex};
 use crate::timeline::Timeline;
 
 pub(super) const CSS: &str = r#"
@@ -437,7 +437,7 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_total,
         d.evidence_survival() * 100.0
     );
-    let input = summarizer_input(plan);
+    let input = TextIndex::new(&summarizer_input(plan));
     out.push_str("<div class=\"diff\">");
     for m in &d.messages {
         let frac = if m.raw_chars == 0 {

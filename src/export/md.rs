@@ -14,7 +14,7 @@ use super::{
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, Diff};
+use crate::diff::{lines_seen, summarizer_input, Diff, TextIndex};
 
 /// Width of the token bars, in cells.
 const BAR: usize = 16;
@@ -355,7 +355,7 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
         );
     }
     // The raw side line by line: `-` lines never reach the summarizer, `~` lines only in part.
-    let input = summarizer_input(plan);
+    let input = TextIndex::new(&summarizer_input(plan));
     let mut body = String::new();
     for m in &d.messages {
         let Some(msg) = a.session.messages.get(m.index) else {

@@ -11,116 +11,27 @@
 //! compactions are not replayed (the preset's are), and the provider usage it recorded is
 //! replaced by the replay's exact count (see `history`).
 //!
-//! Owns: the check points, the loop, and what it records (steps, compactions, rejected
-//! attempts, peak). Pure and headless: must not print, and must not call a model.
+//! Owns: the check points, the loop, and filling in what it records (`record`: steps,
+//! compactions with what their summarizer input held of the range, rejected attempts). Pure and
+//! headless: must not print, and must not call a model.
 
 mod evidence;
 pub mod filler;
 mod history;
+mod record;
 
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, CheckPoint, Done, GuardCheck, PlanError, Preset};
 use crate::compaction::{Finding, Plan, Settings, Severity};
 use crate::session::{Part, Role, Session};
 use history::History;
+pub use record::{Compaction, Fidelity, Rejected, Replay, Step};
 
 /// How to replay.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Model every summary as a text of exactly this many tokens instead of the offline digest.
     pub summary_tokens: Option<usize>,
-}
-
-/// One check point: the framework's trigger evaluated on the history as it stood.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
-    /// The original message the check precedes (`None`: the next request, after the last).
-    pub message: Option<usize>,
-    /// Its first source record (one past the last record for the next request).
-    pub source_index: usize,
-    /// Exact tokens of the history sent at this point (after the compaction, if one applied).
-    pub tokens: u64,
-    /// Exact tokens of the history before any compaction at this point.
-    pub tokens_before: u64,
-    /// Whether the trigger fired (and the plan had something to compact).
-    pub fired: bool,
-    /// The framework's own measure and threshold at this point (`measure` of the replay).
-    pub value: u64,
-    pub threshold: u64,
-}
-
-/// A compaction the preset made during the replay.
-#[derive(Debug, Clone)]
-pub struct Compaction {
-    /// Index into `Replay::steps`.
-    pub step: usize,
-    pub at_source_index: usize,
-    pub message: Option<usize>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub messages_before: usize,
-    pub messages_after: usize,
-    /// Messages rendered into the summarizer input and not kept.
-    pub summarized: usize,
-    /// Messages removed without being summarized.
-    pub dropped: usize,
-    /// Exact tokens of the summarized and dropped messages.
-    pub removed_tokens: u64,
-    /// Exact tokens of the summarizer request (0 for strategies without one).
-    pub summarizer_input_tokens: u64,
-    /// Exact tokens of the summary as returned (before the framework's prefix).
-    pub summary_tokens: u64,
-    /// Facts (paths, commands, numbers, identifiers) of the removed messages, and how many of
-    /// them the summary does not carry; `None` with a stand-in summary.
-    pub evidence: Option<(usize, usize)>,
-    pub reason: String,
-    pub findings: Vec<Finding>,
-}
-
-/// A compaction the framework made and then threw away (a shrink guard), the history kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejected {
-    pub step: usize,
-    pub at_source_index: usize,
-    pub tokens_before: u64,
-    /// Exact tokens of the rejected result.
-    pub tokens_after: u64,
-}
-
-#[derive(Debug, Clone)]
-pub struct Replay {
-    pub preset: &'static str,
-    pub framework: &'static str,
-    pub settings: Settings,
-    pub checks_at: CheckPoint,
-    pub window: u64,
-    /// What the framework measures, and its threshold at the first check point (a threshold
-    /// that moves during the run, such as Hermes' auxiliary window, is in each step).
-    pub measure: &'static str,
-    pub threshold: u64,
-    pub summary_tokens: Option<usize>,
-    pub steps: Vec<Step>,
-    pub compactions: Vec<Compaction>,
-    pub rejected: Vec<Rejected>,
-}
-
-impl Replay {
-    /// The largest history sent with a request.
-    pub fn peak_tokens(&self) -> u64 {
-        self.steps.iter().map(|s| s.tokens).max().unwrap_or(0)
-    }
-
-    /// Exact tokens summarized or dropped over the run.
-    pub fn removed_tokens(&self) -> u64 {
-        self.compactions.iter().map(|c| c.removed_tokens).sum()
-    }
-
-    /// Facts lost over the run (`None` when a stand-in summary was used).
-    pub fn evidence_lost(&self) -> Option<(usize, usize)> {
-        self.compactions.iter().try_fold((0, 0), |(t, l), c| {
-            c.evidence.map(|(total, lost)| (t + total, l + lost))
-        })
-    }
 }
 
 /// Where `checks` falls in `session`: the history length at each check point, ascending,
@@ -155,6 +66,7 @@ pub fn replay(
     options: &Options,
 ) -> Result<Replay, PlanError> {
     let base = Settings::resolve(preset.name(), preset.params(), sets)?;
+    let window = base.window().map_or(a.window, |(w, _)| w);
     let mut run = Run {
         a,
         preset,
@@ -170,7 +82,7 @@ pub fn replay(
         framework: preset.framework(),
         settings: base,
         checks_at: preset.checks_at(),
-        window: a.window,
+        window,
         measure: "tokens",
         threshold: 0,
         summary_tokens: options.summary_tokens,
@@ -330,7 +242,12 @@ impl Run<'_> {
             .collect();
         let rendered: std::collections::BTreeSet<usize> =
             plan.split.summarized.iter().copied().collect();
-        let summarized = removed.iter().filter(|i| rendered.contains(i)).count();
+        let range: Vec<usize> = removed
+            .iter()
+            .copied()
+            .filter(|i| rendered.contains(i))
+            .collect();
+        let summarized = range.len();
         let removed_tokens: u64 = removed
             .iter()
             .map(|&i| h.counts.messages[i].total() as u64)
@@ -359,6 +276,8 @@ impl Run<'_> {
             removed_tokens,
             summarizer_input_tokens,
             summary_tokens: summary.map_or(0, |s| a.counter.count(s) as u64),
+            threshold: plan.trigger.threshold,
+            input: evidence::input(&h.session, &range, plan),
             evidence,
             reason: plan.trigger.reason.clone(),
             findings: findings(before, after, fires_again),

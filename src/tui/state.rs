@@ -326,7 +326,7 @@ impl AppState {
     /// window ctxray resolved for the model. The second value names where it came from.
     pub fn gauge_window(&self) -> (u64, String) {
         if let Some(plan) = &self.plan {
-            if let Some((w, name)) = preset_window(&plan.settings) {
+            if let Some((w, name)) = plan.settings.window() {
                 return (w, format!("{} {name}", plan.preset));
             }
         }
@@ -347,20 +347,6 @@ impl AppState {
             .filter(|k| k > last_summarized)
             .min()
     }
-}
-
-/// The context window a preset's settings configure, and the setting's name, when they do.
-pub fn preset_window(settings: &crate::compaction::Settings) -> Option<(u64, &'static str)> {
-    [
-        "context_window",
-        "max_context_window_tokens",
-        "config_context_length",
-    ]
-    .into_iter()
-    .find_map(|name| {
-        let w = settings.int(name).filter(|w| *w > 0)?;
-        Some((w as u64, name))
-    })
 }
 
 /// Fates by message index; where a message is in several lists (a framework that renders a

@@ -139,6 +139,46 @@ pub fn chat_session(pairs: usize, tokens: usize) -> String {
     serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
 }
 
+/// An OpenAI chat session of `rounds` tool rounds after a system prompt: each a user request
+/// naming a file, an assistant `run_shell` call (a `cargo test` command and a timeout), its
+/// result of 30 lines (about 2,000 characters of test names, paths, line numbers and
+/// timings), and an assistant answer with a path and two numbers. Every round's facts are its
+/// own (`k` in each name), so what a summarizer input keeps of a round is measurable.
+pub fn tool_session(rounds: usize) -> String {
+    let mut messages =
+        vec![serde_json::json!({"role": "system", "content": "You are a coding agent."})];
+    for k in 0..rounds {
+        let id = format!("call_{k:04}");
+        let result: Vec<String> = (0..30)
+            .map(|j| {
+                format!(
+                    "test parser_case_{k}::sub_check_{j} at src/module_{k}.rs:{} ... {} in {} ms",
+                    100 + j * 7,
+                    if j % 3 == 0 { "FAILED" } else { "ok" },
+                    1000 + k * 31 + j
+                )
+            })
+            .collect();
+        let arguments = serde_json::json!({
+            "command": format!("cargo test -p crate_{k} parser_case_{k}"),
+            "timeout": 600 + k,
+        });
+        messages.extend([
+            serde_json::json!({"role": "user", "content": format!("The test parser_case_{k} fails in src/module_{k}.rs; please fix it.")}),
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": id, "type": "function", "function": {"name": "run_shell", "arguments": arguments.to_string()}}
+            ]}),
+            serde_json::json!({"role": "tool", "tool_call_id": id, "content": result.join("\n")}),
+            serde_json::json!({"role": "assistant", "content": format!(
+                "Fixed parser_case_{k}: the off-by-one in src/module_{k}.rs line {} is gone, {} tests pass.",
+                140 + k,
+                2000 + k
+            )}),
+        ]);
+    }
+    serde_json::json!({ "model": "gpt-4o", "messages": messages }).to_string()
+}
+
 /// Chromium on this machine: `CTXRAY_CHROMIUM`, else the first of its usual names on `PATH`.
 pub fn browser() -> Option<std::path::PathBuf> {
     if let Ok(p) = std::env::var("CTXRAY_CHROMIUM") {

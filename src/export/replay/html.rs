@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use super::super::html::{esc, CSS};
 use super::super::{masked, thousands};
-use super::sawtooth::{run_class, svg, window_on_chart};
+use super::sawtooth::{run_class, svg, window_name, window_on_chart, windows};
 use super::{
     checks_text, compaction_cells, finding_groups, letter, rejected_cells, settings_text,
     summaries_text, Doc, Run, COMPACTION_HEAD, COMPACTION_NUMERIC, REJECTED_HEAD, SUMMARY,
@@ -121,22 +121,24 @@ fn sawtooth(out: &mut String, d: &Doc) {
     if !d.compare() {
         out.push_str("<span><i class=\"threshold\"></i>threshold</span>");
     }
-    let window_above = !window_on_chart(d);
-    if !window_above {
-        out.push_str("<span><i class=\"window\"></i>window</span>");
+    let mut above = String::new();
+    for (window, runs) in windows(d) {
+        let name = window_name(d, &runs);
+        if window_on_chart(d, window) {
+            let _ = write!(out, "<span><i class=\"window\"></i>{}</span>", esc(&name));
+        } else {
+            let _ = write!(
+                above,
+                " The {} ({} tokens) is above the chart.",
+                esc(&name),
+                thousands(window)
+            );
+        }
     }
     out.push_str("</p>");
     let _ = writeln!(
         out,
-        "<p>Context tokens sent at each check point; a marker where a compaction fired, the line dropping to what it left (hover a marker for its numbers, a row below to find its marker).{}</p></section>",
-        if window_above {
-            format!(
-                " The window ({} tokens) is above the chart.",
-                thousands(d.analysis.window)
-            )
-        } else {
-            String::new()
-        }
+        "<p>Context tokens sent at each check point; a marker where a compaction fired, the line dropping to what it left (hover a marker for its numbers, a row below to find its marker).{above}</p></section>"
     );
 }
 

@@ -13,7 +13,7 @@ use super::thousands;
 use crate::analysis::Analysis;
 use crate::compaction::preset::CheckPoint;
 use crate::compaction::Finding;
-use crate::replay::{Compaction, Rejected, Replay};
+use crate::replay::{Compaction, Fidelity, Rejected, Replay};
 
 /// Characters of one setting's value a report shows.
 const SETTING_CHARS: usize = 32;
@@ -78,45 +78,107 @@ pub fn evidence_text(e: Option<(usize, usize)>) -> String {
     }
 }
 
+/// `seen` as a whole percentage of `total`, rounded down (100% only when all of it).
+pub fn percent(seen: usize, total: usize) -> String {
+    match (seen as u128 * 100).checked_div(total as u128) {
+        Some(p) => format!("{p}%"),
+        None => "—".into(),
+    }
+}
+
+/// The input fidelity: the characters of the summarized range that reach the summarizer input.
+pub fn fidelity_text(f: Fidelity) -> String {
+    if f.chars == 0 {
+        return "n/a (nothing summarized)".into();
+    }
+    format!(
+        "{} of {} chars ({})",
+        thousands(f.chars_seen as u64),
+        thousands(f.chars as u64),
+        percent(f.chars_seen, f.chars)
+    )
+}
+
+/// The facts of the summarized range present in the summarizer input.
+pub fn input_facts_text(f: Fidelity) -> String {
+    if f.chars == 0 && f.facts == 0 {
+        return "n/a (nothing summarized)".into();
+    }
+    format!(
+        "{} of {} facts ({})",
+        thousands(f.facts_present as u64),
+        thousands(f.facts as u64),
+        percent(f.facts_present, f.facts)
+    )
+}
+
+/// The threshold in force, each value it took in order (`96,000 → 64,000 tokens`).
+pub fn threshold_text(r: &Replay) -> String {
+    let values: Vec<String> = r.thresholds().into_iter().map(thousands).collect();
+    format!("{} {}", values.join(" → "), r.measure)
+}
+
 /// One value of a run for the summary table.
 pub type Cell = fn(&Replay) -> String;
 
 /// The summary rows, the same for one run and for a comparison.
-pub const SUMMARY: [(&str, Cell); 6] = [
+pub const SUMMARY: [(&str, Cell); 9] = [
     ("compactions", |r| r.compactions.len().to_string()),
     ("rejected by the guard", |r| r.rejected.len().to_string()),
-    ("threshold", |r| {
-        format!("{} {}", thousands(r.threshold), r.measure)
-    }),
+    ("window", |r| format!("{} tokens", thousands(r.window))),
+    ("threshold", threshold_text),
     ("tokens summarized or dropped", |r| {
         thousands(r.removed_tokens())
     }),
     ("peak tokens", |r| thousands(r.peak_tokens())),
+    ("input fidelity", |r| fidelity_text(r.input_fidelity())),
+    ("facts in the input", |r| {
+        input_facts_text(r.input_fidelity())
+    }),
     ("evidence lost", |r| evidence_text(r.evidence_lost())),
 ];
 
 /// Columns of the compactions table.
-pub const COMPACTION_HEAD: [&str; 9] = [
+pub const COMPACTION_HEAD: [&str; 12] = [
     "#",
     "step",
     "record",
+    "threshold",
     "tokens",
     "messages",
     "summarized",
     "summarizer input",
+    "input fidelity",
+    "facts in input",
     "summary",
     "findings",
 ];
 
 /// Whether each compaction column is a number (right-aligned).
-pub const COMPACTION_NUMERIC: [bool; 9] = [true, true, true, true, true, true, true, true, false];
+pub const COMPACTION_NUMERIC: [bool; 12] = [
+    true, true, true, true, true, true, true, true, true, true, true, false,
+];
+
+/// A compaction's input fidelity as a short cell: `1,234/5,678 (21%)`.
+fn fidelity_cell(f: Fidelity) -> String {
+    if f.chars == 0 {
+        return "—".into();
+    }
+    format!(
+        "{}/{} ({})",
+        thousands(f.chars_seen as u64),
+        thousands(f.chars as u64),
+        percent(f.chars_seen, f.chars)
+    )
+}
 
 /// The cells of compaction `i` (0-based), in `COMPACTION_HEAD` order; findings are codes.
-pub fn compaction_cells(i: usize, c: &Compaction) -> [String; 9] {
+pub fn compaction_cells(i: usize, c: &Compaction) -> [String; 12] {
     [
         (i + 1).to_string(),
         c.step.to_string(),
         c.at_source_index.to_string(),
+        thousands(c.threshold),
         format!(
             "{} → {}",
             thousands(c.tokens_before),
@@ -129,6 +191,12 @@ pub fn compaction_cells(i: usize, c: &Compaction) -> [String; 9] {
             c.summarized.to_string()
         },
         thousands(c.summarizer_input_tokens),
+        fidelity_cell(c.input),
+        if c.input.facts == 0 {
+            "—".into()
+        } else {
+            format!("{}/{}", c.input.facts_present, c.input.facts)
+        },
         thousands(c.summary_tokens),
         finding_codes(c),
     ]
@@ -175,13 +243,18 @@ pub fn rejected_cells(x: &Rejected) -> [String; 3] {
 pub fn compaction_title(i: usize, c: &Compaction) -> String {
     let codes = finding_codes(c);
     format!(
-        "compaction {} at step {} (record {}): {} → {} tokens, {} message(s) summarized{}",
+        "compaction {} at step {} (record {}): {} → {} tokens, {} message(s) summarized{}{}",
         i + 1,
         c.step,
         c.at_source_index,
         thousands(c.tokens_before),
         thousands(c.tokens_after),
         c.summarized,
+        if c.input.chars == 0 {
+            String::new()
+        } else {
+            format!(", the summarizer shown {}", fidelity_text(c.input))
+        },
         if codes.is_empty() {
             String::new()
         } else {

@@ -1,8 +1,8 @@
 //! The sawtooth as inline SVG: context tokens at each check point of every run on one scale
 //! (x: the source record the check precedes, so runs that check at different points line up),
 //! a vertical drop wherever a compaction fired with a marker and a hover title, attempts a guard
-//! rejected, each run's threshold (when it counts tokens), the window when it is on the scale,
-//! and labelled axes.
+//! rejected, each run's threshold (when it counts tokens), each run's window (the preset's own
+//! when it sets one) when it is on the scale, and labelled axes.
 //!
 //! Owns: the chart's geometry (every text it draws goes through `esc`). Must not: compute replays.
 
@@ -65,10 +65,32 @@ fn nice(v: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// Whether the window is on the chart's scale (else the chart stops below it).
-pub fn window_on_chart(d: &Doc) -> bool {
-    let w = d.analysis.window;
+/// The runs' windows, each once, with the runs (0-based) it is the window of.
+pub fn windows(d: &Doc) -> Vec<(u64, Vec<usize>)> {
+    let mut out: Vec<(u64, Vec<usize>)> = Vec::new();
+    for (i, run) in d.runs.iter().enumerate() {
+        let w = run.replay.window;
+        match out.iter_mut().find(|(x, _)| *x == w) {
+            Some((_, runs)) => runs.push(i),
+            None => out.push((w, vec![i])),
+        }
+    }
+    out
+}
+
+/// Whether a window is on the chart's scale (else the chart stops below it).
+pub fn window_on_chart(d: &Doc, w: u64) -> bool {
     w > 0 && (w as f64) <= Scale::new(d).top
+}
+
+/// `window`, or `A window` when the runs have different windows.
+pub fn window_name(d: &Doc, runs: &[usize]) -> String {
+    if windows(d).len() > 1 {
+        let letters: String = runs.iter().map(|&i| super::letter(i)).collect();
+        format!("{letters} window")
+    } else {
+        "window".into()
+    }
 }
 
 /// The run's CSS class: `run-a`, `run-b`, ….
@@ -87,13 +109,16 @@ pub fn svg(out: &mut String, d: &Doc) {
         "<svg class=\"sawtooth\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"context tokens at each check point\">"
     );
     axes(out, &s);
-    let window = d.analysis.window;
-    if window_on_chart(d) {
+    for (window, runs) in windows(d) {
+        if !window_on_chart(d, window) {
+            continue;
+        }
         let yw = s.y(window);
+        let name = esc(&window_name(d, &runs));
         let _ = write!(
             out,
-            "<line class=\"window\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yw:.1}\" y2=\"{yw:.1}\"><title>window: {} tokens</title></line>\
-<text class=\"label\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">window {}</text>",
+            "<line class=\"window\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yw:.1}\" y2=\"{yw:.1}\"><title>{name}: {} tokens</title></line>\
+<text class=\"label\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{name} {}</text>",
             W - RIGHT,
             thousands(window),
             W - RIGHT - 4.0,

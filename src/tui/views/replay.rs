@@ -121,11 +121,10 @@ fn title_line<'a>(
     Line::from(spans)
 }
 
-/// The window the gauge is drawn against: the preset's own setting, else the session's.
+/// The window the gauge is drawn against: the preset's own setting, else the session's (the
+/// replay resolved it).
 fn window(r: &Replay) -> u64 {
-    crate::tui::state::preset_window(&r.settings)
-        .map_or(r.window, |(w, _)| w)
-        .max(1)
+    r.window.max(1)
 }
 
 /// The threshold on the token axis at step `at`, when the preset measures tokens.
