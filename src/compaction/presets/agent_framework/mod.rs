@@ -4,7 +4,8 @@
 //! groups, `msg_<i>` ids), the `CharacterEstimatorTokenizer` estimate over the JSON each
 //! message serializes to, every strategy, and the summarizer request byte for byte.
 //!
-//! Owns: the eight `agent-framework*` presets. Sessions in Agent Framework's own format are read
+//! Owns: the eight `agent-framework*` presets, the list each leaves after a compaction (the
+//! framework's own `Message.to_dict()` records, excluded messages included). Sessions in Agent Framework's own format are read
 //! from their raw `Message.to_dict()` records (annotations and exclusions included); other
 //! formats are rebuilt as `Content` dicts. The summary itself is unknown when planning: the
 //! inserted message carries `SUMMARY-<n>` (as the oracle's fake client returns), which only
@@ -14,6 +15,7 @@ mod annotate;
 mod estimate;
 mod findings;
 mod groups;
+mod history;
 mod model;
 mod nested;
 mod params;
@@ -23,6 +25,7 @@ mod run;
 mod strategies;
 mod summarize;
 
+use crate::compaction::after::After;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::settings::{ParamSpec, Settings};
@@ -135,5 +138,9 @@ impl Preset for AfPreset {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         run::plan(self, input, settings)
+    }
+    /// The whole list the strategy leaves, as `Message.to_dict()` records, read back.
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        history::compacted(self, input, plan, summary)
     }
 }

@@ -109,6 +109,7 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
         return false;
     }
     let text = transcript(chosen.iter().map(|&i| &run.msgs[i]), 1, run.v);
+    run.rendered = chosen.iter().map(|&i| run.msgs[i].clone()).collect();
     run.calls.push(vec![
         PromptMessage {
             role: PromptRole::System,
@@ -119,7 +120,9 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
             content: text,
         },
     ]);
-    let summary = format!("SUMMARY-{}", run.calls.len());
+    let Some(summary) = summary_text(run) else {
+        return false;
+    };
     let summary_id = format!("summary_{}", run.msgs.len());
     let original_ids: Vec<String> = chosen
         .iter()
@@ -143,6 +146,27 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
     run.insert(at, AfMsg::inserted(summary_id, &summary, annotation));
     annotate_groups(&mut run.msgs, Some(at), false, run.v);
     true
+}
+
+/// The summary as the framework stores it (`response.text.strip()`); `None`, with the
+/// framework's warning logged, when nothing is left.
+fn summary_text(run: &mut Run) -> Option<String> {
+    let Some(text) = run.summary.as_deref() else {
+        return Some(format!("SUMMARY-{}", run.calls.len()));
+    };
+    let text = py_strip(text).to_string();
+    if text.is_empty() {
+        run.log
+            .push("Skipping summarization compaction: summarizer returned no text.".into());
+        return None;
+    }
+    Some(text)
+}
+
+/// Python's `str.strip()`: whitespace as `str.isspace` has it (the file and group separators
+/// U+001C–U+001F too).
+fn py_strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
 /// `_select_summary_input_groups`: group ids and messages selected; skipped and unselected
