@@ -1,13 +1,16 @@
 //! Agent Framework after a compaction: the list `compacted` leaves is the one the real framework
 //! stores (checked against the oracle's stored history of a real first pass), it plans again
 //! the way the framework does — natively and after going through the common model, excluded
-//! messages flags and all — and `replay` carries it from compaction to compaction.
+//! messages flags and all — `replay` carries it from compaction to compaction, and the offline
+//! digest holds only what the framework's summarizer is shown (seed 001: 1.17 renders tool
+//! rounds as bare `function_call` / `function_result` placeholders).
 
 mod support;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer};
 
 use ctxray::analysis::{Analysis, Options};
+use ctxray::compaction::digest::digest;
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::{load_bytes, load_path};
 use ctxray::replay::{self, Replay};
@@ -203,5 +206,81 @@ fn replay_carries_the_excluded_messages_natively_and_through_the_common_model() 
         assert!(c.tokens_after < c.tokens_before, "{c:?}");
         assert!(c.messages_after > held.max(c.messages_before), "{c:?}");
         held = c.messages_after;
+    }
+}
+
+/// Tool names and string arguments of the session's calls.
+fn tool_facts(s: &Session) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in s.messages.iter().flat_map(|m| &m.parts) {
+        if let Part::ToolCall {
+            name, arguments, ..
+        } = p
+        {
+            out.push(name.clone());
+            if let Ok(Value::Object(args)) = serde_json::from_str::<Value>(arguments) {
+                out.extend(args.values().filter_map(Value::as_str).map(str::to_string));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_offline_digest_holds_only_what_the_summarizer_is_shown() {
+    // Seed 001: `2. [assistant] function_call` / `3. [tool] function_result` in 1.17.
+    for (dir, shows_tools) in [("agent-framework-1.17", false), ("agent-framework", true)] {
+        let a = analyse(
+            load_path(
+                &oracle(&format!("{dir}/default-parallel-tools.input.json")),
+                None,
+            )
+            .unwrap(),
+        );
+        let p = preset::find(dir).unwrap();
+        let input = PlanInput::new(&a);
+        let plan = preset::run(p, &input, &[]).unwrap();
+        let shown: String = plan.summarizer.iter().map(|m| m.content.as_str()).collect();
+        let offline = preset::offline_summary(p, &input, &plan);
+        let summarized = Session {
+            messages: plan
+                .split
+                .summarized
+                .iter()
+                .map(|&i| a.session.messages[i].clone())
+                .collect(),
+            ..a.session.clone()
+        };
+        let facts = tool_facts(&summarized);
+        assert!(facts.contains(&"read_file".to_string()), "{facts:?}");
+        let hidden: Vec<&String> = facts
+            .iter()
+            .filter(|f| !shown.contains(f.as_str()))
+            .collect();
+        let leaked: Vec<&&String> = hidden
+            .iter()
+            .filter(|f| offline.contains(f.as_str()))
+            .collect();
+        assert!(leaked.is_empty(), "{dir}: {leaked:?} in\n{offline}");
+        assert!(offline.contains("Tool rounds (2)"), "{dir}:\n{offline}");
+        if shows_tools {
+            assert!(hidden.is_empty(), "{dir}: {hidden:?}");
+            assert!(
+                facts.iter().all(|f| offline.contains(f.as_str())),
+                "{dir}:\n{offline}"
+            );
+        } else {
+            assert!(hidden.contains(&&"read_file".to_string()), "{hidden:?}");
+            assert!(
+                offline.contains("function_call, function_call → function_result"),
+                "{offline}"
+            );
+            // ctxray's generic digest of the same messages names what the summarizer never saw.
+            let generic = digest(&a.session, &plan.split.summarized);
+            assert!(
+                hidden.iter().any(|f| generic.contains(f.as_str())),
+                "{generic}"
+            );
+        }
     }
 }

@@ -12,7 +12,7 @@ use std::fmt::Write;
 use crate::session::{Message, Part, Role, Session};
 
 /// Characters quoted from one text before it is cut with `…`.
-const QUOTE: usize = 240;
+pub(crate) const QUOTE: usize = 240;
 /// Lines listed per section before `… and N more`.
 const LIST: usize = 12;
 
@@ -75,7 +75,7 @@ pub fn digest(session: &Session, indices: &[usize]) -> String {
     out
 }
 
-fn section(out: &mut String, title: &str, lines: &[String]) {
+pub(crate) fn section(out: &mut String, title: &str, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
@@ -134,11 +134,7 @@ fn files_named(messages: &[&Message]) -> BTreeSet<String> {
                 continue;
             };
             for (key, value) in &args {
-                let is_path = matches!(
-                    key.as_str(),
-                    "path" | "file_path" | "filepath" | "filename" | "file" | "notebook_path"
-                );
-                if let (true, Some(v)) = (is_path, value.as_str()) {
+                if let (true, Some(v)) = (is_path_key(key), value.as_str()) {
                     files.insert(v.to_string());
                 }
             }
@@ -147,8 +143,16 @@ fn files_named(messages: &[&Message]) -> BTreeSet<String> {
     files
 }
 
+/// Whether a tool argument of this name holds a file path.
+pub(crate) fn is_path_key(key: &str) -> bool {
+    matches!(
+        key,
+        "path" | "file_path" | "filepath" | "filename" | "file" | "notebook_path"
+    )
+}
+
 /// `text` on one line, cut at `max` characters with `…`.
-fn quote(text: &str, max: usize) -> String {
+pub(crate) fn quote(text: &str, max: usize) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= max {
         line

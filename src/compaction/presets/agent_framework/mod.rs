@@ -5,7 +5,8 @@
 //! message serializes to, every strategy, and the summarizer request byte for byte.
 //!
 //! Owns: the eight `agent-framework*` presets, the list each leaves after a compaction (the
-//! framework's own `Message.to_dict()` records, excluded messages included). Sessions in Agent Framework's own format are read
+//! framework's own `Message.to_dict()` records, excluded messages included) and an offline
+//! digest of what their summarizer is shown. Sessions in Agent Framework's own format are read
 //! from their raw `Message.to_dict()` records (annotations and exclusions included); other
 //! formats are rebuilt as `Content` dicts. The summary itself is unknown when planning: the
 //! inserted message carries `SUMMARY-<n>` (as the oracle's fake client returns), which only
@@ -18,6 +19,7 @@ mod groups;
 mod history;
 mod model;
 mod nested;
+mod offline;
 mod params;
 mod pyjson;
 mod render;
@@ -142,5 +144,13 @@ impl Preset for AfPreset {
     /// The whole list the strategy leaves, as `Message.to_dict()` records, read back.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         history::compacted(self, input, plan, summary)
+    }
+    /// A digest of what the summarizer request renders (not of the session's messages).
+    fn offline_summary(&self, input: &PlanInput, plan: &Plan) -> Option<String> {
+        if !plan.trigger.fired || plan.insertion.is_none() {
+            return None;
+        }
+        let done = run::execute(self, input, &plan.settings, None).ok()?;
+        (!done.run.rendered.is_empty()).then(|| offline::digest(&done.run.rendered, done.run.v))
     }
 }
