@@ -444,6 +444,15 @@ def first_pass_stored() -> list[Message]:
     return [Message.from_dict(m.to_dict()) for m in msgs]
 
 
+def attributed_session() -> list[Message]:
+    """base_session() with some messages attributed to other sessions (one id twice, one not a string)."""
+    h = base_session()
+    origins = {1: ["sess_a"], 2: ["sess_b", "sess_a"], 3: ["sess_c"], 5: ["sess_b", 7], 6: "sess_x"}
+    for i, o in origins.items():
+        h[i].additional_properties["_attribution"] = {"origin_session_ids": o}
+    return h
+
+
 def summarization_cases(preset: str) -> None:
     # 1. default settings, parallel tool calls in one assistant turn (one tool message with two results)
     run_case(
@@ -698,6 +707,16 @@ def summarization_cases(preset: str) -> None:
         description="Image data/uri contents: omitted when text exists, type names when a message has only an image.",
     )
 
+    # 16. provenance: messages loaded from other sessions carry _attribution.origin_session_ids
+    run_case(
+        preset,
+        "attribution",
+        attributed_session(),
+        summ(),
+        {},
+        description="Messages carrying _attribution.origin_session_ids (as a history merged from several sessions holds them): 1.23 copies the first-seen, deduplicated ids onto the summary; 1.17 does not.",
+    )
+
 
 # --------------------------------------------------------------------------- LLM-free strategies
 
@@ -759,6 +778,8 @@ def llm_free_cases() -> None:
     ]
     run_case(P, "parallel-empty-dict", h, lambda c: C.ToolResultCompactionStrategy(), {},
              description="Parallel results, whitespace stripped, empty result, dict result (stored as JSON text).")
+    run_case(P, "attribution", attributed_session(), lambda c: C.ToolResultCompactionStrategy(), {},
+             description="Tool-call groups attributed to other sessions: each [Tool results: ...] message carries its group's origin_session_ids.")
 
     P = "agent-framework-token-budget"
     h = base_session()

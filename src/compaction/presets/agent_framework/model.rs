@@ -49,10 +49,17 @@ impl AfMsg {
         self.contents.iter().map(ctype)
     }
 
-    /// A new assistant message holding one text content, as compaction inserts them.
-    pub fn inserted(id: String, text: &str, annotation: Value) -> AfMsg {
+    /// A new assistant message holding one text content, as compaction inserts them, with the
+    /// origin sessions of the messages it stands for (none: no `_attribution`).
+    pub fn inserted(id: String, text: &str, annotation: Value, origins: Vec<String>) -> AfMsg {
         let mut props = Map::new();
         props.insert(GROUP.into(), annotation);
+        if !origins.is_empty() {
+            props.insert(
+                "_attribution".into(),
+                json!({ "origin_session_ids": origins }),
+            );
+        }
         AfMsg {
             role: "assistant".into(),
             id: Some(id),
@@ -82,6 +89,25 @@ impl AfMsg {
         );
         Value::Object(d)
     }
+}
+
+/// `_aggregate_origin_session_ids`: the string `_attribution.origin_session_ids` of `msgs`,
+/// first seen first, each once.
+pub fn origin_session_ids<'a>(msgs: impl IntoIterator<Item = &'a AfMsg>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in msgs {
+        let ids = m
+            .props
+            .get("_attribution")
+            .and_then(|a| a.get("origin_session_ids"))
+            .and_then(Value::as_array);
+        for id in ids.into_iter().flatten().filter_map(Value::as_str) {
+            if !out.iter().any(|seen| seen == id) {
+                out.push(id.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// A content's `type`.
