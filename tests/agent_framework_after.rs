@@ -77,6 +77,35 @@ fn the_compacted_list_is_the_one_the_framework_stores() {
 }
 
 #[test]
+fn another_format_compacts_into_agent_framework_records() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
+    let a = analyse(load_path(&path, None).unwrap());
+    let p = preset::find("agent-framework-sliding").unwrap();
+    let input = PlanInput::new(&a);
+    let plan = preset::run(p, &input, &["keep_last_groups=2".to_string()]).unwrap();
+    assert!(plan.trigger.fired);
+    let after = p.compacted(&input, &plan, None);
+    assert_eq!(after.format, Some(Format::AgentFramework));
+    let records = after.history.as_array().unwrap();
+    assert!(records.iter().all(|r| r["type"] == "message"));
+    let excluded = records
+        .iter()
+        .filter(|r| r["additional_properties"]["_exclude_reason"] == "sliding_window")
+        .count();
+    let dropped = plan.split.dropped.iter();
+    let dropped = dropped.filter(|&&i| a.session.messages[i].role != Role::Event);
+    assert_eq!(excluded, dropped.count());
+    let events = after
+        .session
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Event);
+    assert_eq!(events.count(), excluded);
+    assert!(a.derived(after.session).total_tokens() < a.total_tokens());
+}
+
+#[test]
 fn an_empty_summary_leaves_the_list_as_the_framework_does_uncompacted() {
     let a = analyse(load_path(&oracle("agent-framework/above-trigger.input.json"), None).unwrap());
     let p = preset::find("agent-framework").unwrap();
