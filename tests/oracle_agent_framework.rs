@@ -1,16 +1,18 @@
 //! Oracle goldens of the Agent Framework presets: every case under
 //! fixtures/oracle/agent-framework*/ produced by running agent-framework-core 1.23.0 and 1.17.0
 //! (tools/oracle/agent_framework). Fired, the trigger metric, the kept/summarized/dropped source
-//! records and the summarizer request must match byte for byte; every mismatch is reported at
-//! once.
+//! records and the summarizer request must match byte for byte, and so must the whole list the
+//! strategy leaves (`compacted`'s history against the golden's `[m.to_dict() for m in messages]`);
+//! every mismatch is reported at once.
 
 mod support;
 use std::path::{Path, PathBuf};
-use support::{check_fates, check_summarizer};
+use support::{check_fates, check_summarizer, first_difference};
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_path;
+use ctxray::session::Role;
 use ctxray::tokens::Registry;
 use serde_json::Value;
 
@@ -147,7 +149,7 @@ fn check(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
 fn every_agent_framework_golden_matches() {
     let all = cases();
     assert!(
-        all.len() >= 54,
+        all.len() >= 57,
         "expected every golden case, found {}",
         all.len()
     );
@@ -165,6 +167,85 @@ fn every_agent_framework_golden_matches() {
     assert!(
         failures.is_empty() && gaps_passing.is_empty(),
         "{} of {} cases differ:\n{}\nKNOWN_GAPS that now pass (remove them): {gaps_passing:?}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// Where `compacted` with the golden's summary text differs from the list the framework left.
+/// Nothing is normalised: every id Agent Framework gives a new message (`summary_<n>`,
+/// `tool_summary_<group>`, `msg_<i>`) follows from the list, and it stamps no time.
+fn check_history(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
+    let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+    let e = &g["expected"];
+    let session = load_path(input, None).unwrap();
+    let opts = Options {
+        model: g["model"].as_str().map(str::to_string),
+        window: g["context_window"].as_u64(),
+        ..Options::default()
+    };
+    let a = Analysis::new(session, &Registry::bundled(), &opts);
+    let p = preset::find(dir).unwrap();
+    let input = PlanInput::new(&a);
+    let plan = match preset::run(p, &input, &sets(&g)) {
+        Ok(plan) => plan,
+        Err(err) => return vec![format!("plan failed: {err}")],
+    };
+    let after = p.compacted(&input, &plan, e["history_summary"].as_str());
+    let want = e["history"].as_array().unwrap();
+    let mut diffs = Vec::new();
+    if after.format.map(|f| f.name()) != Some("agent-framework") {
+        diffs.push(format!("format: {:?}", after.format));
+    }
+    let Some(got) = after.history.as_array() else {
+        return vec![format!("history is no list: {}", after.history)];
+    };
+    if got.len() != want.len() {
+        diffs.push(format!("length: want {} got {}", want.len(), got.len()));
+    }
+    if let Some(i) = (0..want.len().min(got.len())).find(|&i| got[i] != want[i]) {
+        diffs.push(format!(
+            "record {i}: {}",
+            first_difference(&want[i].to_string(), &got[i].to_string())
+        ));
+    }
+    let excluded = want
+        .iter()
+        .filter(|r| r["additional_properties"]["_excluded"] == Value::Bool(true))
+        .count();
+    let events = after
+        .session
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Event);
+    if after.session.messages.len() != want.len() || events.count() != excluded {
+        diffs.push(format!(
+            "read back: {} messages, want {} with {excluded} excluded as events",
+            after.session.messages.len(),
+            want.len()
+        ));
+    }
+    diffs
+}
+
+#[test]
+fn every_compacted_history_equals_the_framework_s_list() {
+    let all = cases();
+    let mut failures = Vec::new();
+    let mut with_summary = 0;
+    for (dir, name, golden, input) in &all {
+        let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+        with_summary += usize::from(g["expected"]["history_summary"].is_string());
+        let diffs = check_history(dir, golden, input);
+        if !diffs.is_empty() {
+            failures.push(format!("{name}:\n    {}", diffs.join("\n    ")));
+        }
+    }
+    assert!(with_summary >= 33, "goldens with a summary: {with_summary}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} histories differ:\n{}",
         failures.len(),
         all.len(),
         failures.join("\n")

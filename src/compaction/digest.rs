@@ -13,7 +13,7 @@ use super::seen::Seen;
 use crate::session::{Message, Part, Role, Session};
 
 /// Characters quoted from one text before it is cut with `…`.
-const QUOTE: usize = 240;
+pub(crate) const QUOTE: usize = 240;
 /// Lines listed per section before `… and N more`.
 const LIST: usize = 12;
 
@@ -107,7 +107,7 @@ fn digest_with(session: &Session, indices: &[usize], seen: Option<&Seen>) -> Str
     out
 }
 
-fn section(out: &mut String, title: &str, lines: &[String]) {
+pub(crate) fn section(out: &mut String, title: &str, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
@@ -180,11 +180,7 @@ fn files_named(messages: &[&Message]) -> BTreeSet<String> {
                 continue;
             };
             for (key, value) in &args {
-                let is_path = matches!(
-                    key.as_str(),
-                    "path" | "file_path" | "filepath" | "filename" | "file" | "notebook_path"
-                );
-                if let (true, Some(v)) = (is_path, value.as_str()) {
+                if let (true, Some(v)) = (is_path_key(key), value.as_str()) {
                     files.insert(v.to_string());
                 }
             }
@@ -193,8 +189,16 @@ fn files_named(messages: &[&Message]) -> BTreeSet<String> {
     files
 }
 
+/// Whether a tool argument of this name holds a file path.
+pub(crate) fn is_path_key(key: &str) -> bool {
+    matches!(
+        key,
+        "path" | "file_path" | "filepath" | "filename" | "file" | "notebook_path"
+    )
+}
+
 /// `text` on one line, cut at `max` characters with `…`.
-fn quote(text: &str, max: usize) -> String {
+pub(crate) fn quote(text: &str, max: usize) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= max {
         line

@@ -11,7 +11,7 @@ pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
 
-mod agent_framework;
+pub(crate) mod agent_framework;
 mod anthropic;
 mod claude_code;
 mod codex;

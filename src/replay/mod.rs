@@ -237,8 +237,10 @@ impl Run<'_> {
         let a = self.a;
         let h = &self.history;
         let surviving = crate::compaction::plan::surviving(&plan.split);
+        // Events (an excluded Agent Framework message among them) are never sent.
         let removed: Vec<usize> = (0..h.message_count())
             .filter(|i| surviving.binary_search(i).is_err())
+            .filter(|&i| h.session.messages[i].role != Role::Event)
             .collect();
         let rendered: std::collections::BTreeSet<usize> =
             plan.split.summarized.iter().copied().collect();

@@ -11,7 +11,11 @@
 //! runs (MCP server, code interpreter, image generation) are server calls with their results.
 //!
 //! A message in a role no provider takes is kept as an event named after the role; records that
-//! are not messages are events named after their type.
+//! are not messages are events named after their type. A message the framework's compaction
+//! excluded (`additional_properties._excluded`) is held but never sent: it is an event whose one
+//! opaque part (`EXCLUDED_KIND`) is the record, so it costs no tokens and the Agent Framework
+//! presets still see it, flags and all. The text of a message a strategy inserted (its `_group`
+//! names `_summary_of_message_ids`) is a summary part.
 //!
 //! Agent Framework's message list has no compaction record (its compaction strategies rewrite
 //! the list), so this format yields no compaction marks.
@@ -26,6 +30,9 @@ use super::LoadError;
 use crate::formats::image;
 use crate::formats::shared::{call_id, listing, opaque, py_json};
 use crate::session::{Format, Message, Part, Role, Session, Usage};
+
+/// The opaque part kind of an excluded message.
+pub const EXCLUDED_KIND: &str = "excluded_message";
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     let mut session = super::start(Format::AgentFramework, loaded);
@@ -50,6 +57,30 @@ fn is_message(v: &Value) -> bool {
         && v.get("contents").is_some_and(Value::is_array)
 }
 
+/// Whether compaction excluded the message (`_excluded`, Python-truthy as the framework reads it).
+fn is_excluded(v: &Value) -> bool {
+    match v
+        .get("additional_properties")
+        .and_then(|p| p.get("_excluded"))
+    {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+    }
+}
+
+/// A summary or `[Tool results: …]` message a compaction strategy inserted: its group
+/// annotation names the messages it stands for.
+fn inserted_by_compaction(v: &Value) -> bool {
+    v.get("additional_properties")
+        .and_then(|p| p.get("_group"))
+        .and_then(|g| g.get("_summary_of_message_ids"))
+        .is_some_and(Value::is_array)
+}
+
 /// The role name: a string, or `{type: "role", value}` in older dumps.
 fn role_name(v: &Value) -> Option<&str> {
     let role = v.get("role")?;
@@ -58,6 +89,17 @@ fn role_name(v: &Value) -> Option<&str> {
 
 fn push_record(session: &mut Session, item: &Item<'_>) {
     let v = item.value;
+    if is_message(v) && is_excluded(v) {
+        let mut msg = Message::new(Role::Event, item.index);
+        msg.parts.push(Part::Opaque {
+            kind: EXCLUDED_KIND.to_string(),
+            raw: to_json(v),
+        });
+        msg.id = str_at(v, "message_id").map(str::to_string);
+        msg.raw = item.range();
+        session.push(msg);
+        return;
+    }
     let role = role_name(v).and_then(Role::parse).filter(|_| is_message(v));
     let Some(role) = role else {
         let kind = match is_message(v) {
@@ -80,6 +122,15 @@ fn push_record(session: &mut Session, item: &Item<'_>) {
             continue;
         }
         msg.parts.push(content_part(c, item.index, n));
+    }
+    if inserted_by_compaction(v) {
+        for part in &mut msg.parts {
+            if let Part::Text { text } = part {
+                *part = Part::Summary {
+                    text: std::mem::take(text),
+                };
+            }
+        }
     }
     let only_results = msg.holds_only_tool_results();
     if only_results {

@@ -164,3 +164,32 @@ fn jsonl_old_roles_exceptions_bad_line_and_unknown_records() {
     assert_eq!(last.id.as_deref(), Some("msg_e5"));
     assert_eq!(last.usage.as_ref().and_then(|u| u.total), Some(419));
 }
+
+#[test]
+fn excluded_messages_are_events_holding_their_record_and_inserted_summaries_are_summaries() {
+    let rel = "fixtures/oracle/agent-framework/prior-summary-stored.input.json";
+    let s = load(rel);
+    let records: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(s.messages.len(), records.len());
+    let mut excluded = 0;
+    for (m, r) in s.messages.iter().zip(&records) {
+        let props = &r["additional_properties"];
+        if props["_excluded"] == serde_json::Value::Bool(true) {
+            excluded += 1;
+            assert_eq!(m.role, Role::Event, "{r}");
+            let [Part::Opaque { kind, raw }] = m.parts.as_slice() else {
+                panic!("{:?}", m.parts)
+            };
+            assert_eq!(kind, super::EXCLUDED_KIND);
+            assert_eq!(&serde_json::from_str::<serde_json::Value>(raw).unwrap(), r);
+        } else {
+            assert_ne!(m.role, Role::Event, "{r}");
+        }
+        let summary = props["_group"]["_summary_of_message_ids"].is_array();
+        assert_eq!(kinds(&m.parts) == ["summary"], summary, "{r}");
+    }
+    assert!(excluded >= 7, "{excluded}");
+}

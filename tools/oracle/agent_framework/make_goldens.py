@@ -53,6 +53,26 @@ class RecordingChatClient:
         return ChatResponse(messages=[Message(role="assistant", contents=[text])], response_id=f"resp_{len(self.calls)}")
 
 
+class ProseChatClient(RecordingChatClient):
+    """Returns a summary that reads like one (whitespace around it, a second line, non-ASCII),
+    so the compacted history shows what the framework does with the text it gets back."""
+
+    async def get_response(self, messages, *, stream=False, options=None, **kwargs):  # noqa: ANN001
+        assert stream is False
+        self.calls.append(list(messages))
+        return ChatResponse(
+            messages=[Message(role="assistant", contents=[prose_summary(len(self.calls))])],
+            response_id=f"resp_{len(self.calls)}",
+        )
+
+
+def prose_summary(n: int) -> str:
+    return (
+        f"\n  Summary {n}: the user asked for a fix; the assistant read the files, "
+        "changed them and ran the tests (café ✓).\nOpen: nothing.  \n"
+    )
+
+
 class LogCapture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.DEBUG)
@@ -338,6 +358,7 @@ def run_case(
             "function_result text and the call's tool name reach the '[Tool results: ...]' message (arguments, "
             "assistant text and reasoning of the group are lost)"
         )
+    history, history_summary = compacted_history(messages, client, loaded, make_strategy)
     tok = getattr(strategy, "tokenizer", None)
     included_tokens_after = C.included_token_count(messages) if isinstance(tok, C.TokenizerProtocol) else None
 
@@ -362,6 +383,8 @@ def run_case(
             {"source_index": (originals.index(m) if id(m) in orig_ids else None), "role": m.role, "message_id": m.message_id}
             for m in projection
         ],
+        "history_summary": history_summary,
+        "history": history,
     }
     golden: dict[str, Any] = {
         "framework": FRAMEWORK,
@@ -385,6 +408,27 @@ def run_case(
     print(f"{preset:32s} {case:34s} fired={changed!s:5s} kept={len(kept):2d} summ={len(summarized):2d} drop={len(dropped):2d} len={len(projection)}")
 
 
+def compacted_history(
+    messages: list[Message],
+    client: RecordingChatClient,
+    loaded: list[dict[str, Any]],
+    make_strategy: Callable[[RecordingChatClient], Any],
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The whole list the strategy leaves (excluded messages, annotations and inserted messages
+    included) as `[m.to_dict() for m in messages]`, and the summarizer text it was made with.
+
+    Where the strategy called its summarizer, the list comes from a second run on a fresh load
+    of the same input whose client returns `prose_summary(n)` instead of `SUMMARY-n`."""
+    if not client.calls:
+        return [m.to_dict() for m in messages], None
+    prose = ProseChatClient()
+    again = [Message.from_dict(r) for r in copy.deepcopy(loaded)]
+    LOG.records.clear()
+    asyncio.run(C._run_compaction_strategy(again, strategy=make_strategy(prose), phase="in_run"))
+    assert len(prose.calls) == 1, "one summarizer call per run"
+    return [m.to_dict() for m in again], prose_summary(1)
+
+
 # --------------------------------------------------------------------------- summarization cases
 
 
@@ -398,6 +442,15 @@ def first_pass_stored() -> list[Message]:
     client = RecordingChatClient("EARLIER-SUMMARY")
     asyncio.run(C._run_compaction_strategy(msgs, strategy=C.SummarizationStrategy(client=client), phase="after_run"))
     return [Message.from_dict(m.to_dict()) for m in msgs]
+
+
+def attributed_session() -> list[Message]:
+    """base_session() with some messages attributed to other sessions (one id twice, one not a string)."""
+    h = base_session()
+    origins = {1: ["sess_a"], 2: ["sess_b", "sess_a"], 3: ["sess_c"], 5: ["sess_b", 7], 6: "sess_x"}
+    for i, o in origins.items():
+        h[i].additional_properties["_attribution"] = {"origin_session_ids": o}
+    return h
 
 
 def summarization_cases(preset: str) -> None:
@@ -654,6 +707,16 @@ def summarization_cases(preset: str) -> None:
         description="Image data/uri contents: omitted when text exists, type names when a message has only an image.",
     )
 
+    # 16. provenance: messages loaded from other sessions carry _attribution.origin_session_ids
+    run_case(
+        preset,
+        "attribution",
+        attributed_session(),
+        summ(),
+        {},
+        description="Messages carrying _attribution.origin_session_ids (as a history merged from several sessions holds them): 1.23 copies the first-seen, deduplicated ids onto the summary; 1.17 does not.",
+    )
+
 
 # --------------------------------------------------------------------------- LLM-free strategies
 
@@ -715,6 +778,8 @@ def llm_free_cases() -> None:
     ]
     run_case(P, "parallel-empty-dict", h, lambda c: C.ToolResultCompactionStrategy(), {},
              description="Parallel results, whitespace stripped, empty result, dict result (stored as JSON text).")
+    run_case(P, "attribution", attributed_session(), lambda c: C.ToolResultCompactionStrategy(), {},
+             description="Tool-call groups attributed to other sessions: each [Tool results: ...] message carries its group's origin_session_ids.")
 
     P = "agent-framework-token-budget"
     h = base_session()

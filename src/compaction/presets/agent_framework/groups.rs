@@ -72,7 +72,7 @@ fn has_reasoning(m: &AfMsg) -> bool {
     m.types().any(|t| t == "text_reasoning")
 }
 
-fn is_tool_call_assistant(m: &AfMsg, v: Version) -> bool {
+pub fn is_tool_call_assistant(m: &AfMsg, v: Version) -> bool {
     m.role == "assistant" && m.types().any(|t| tool_call_types(v).contains(&t))
 }
 

@@ -4,7 +4,9 @@
 //! groups, `msg_<i>` ids), the `CharacterEstimatorTokenizer` estimate over the JSON each
 //! message serializes to, every strategy, and the summarizer request byte for byte.
 //!
-//! Owns: the eight `agent-framework*` presets. Sessions in Agent Framework's own format are read
+//! Owns: the eight `agent-framework*` presets, the list each leaves after a compaction (the
+//! framework's own `Message.to_dict()` records, excluded messages included) and an offline
+//! digest of what their summarizer is shown. Sessions in Agent Framework's own format are read
 //! from their raw `Message.to_dict()` records (annotations and exclusions included); other
 //! formats are rebuilt as `Content` dicts. The summary itself is unknown when planning: the
 //! inserted message carries `SUMMARY-<n>` (as the oracle's fake client returns), which only
@@ -14,8 +16,10 @@ mod annotate;
 mod estimate;
 mod findings;
 mod groups;
+mod history;
 mod model;
 mod nested;
+mod offline;
 mod params;
 mod pyjson;
 mod render;
@@ -23,6 +27,7 @@ mod run;
 mod strategies;
 mod summarize;
 
+use crate::compaction::after::After;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::settings::{ParamSpec, Settings};
@@ -135,5 +140,17 @@ impl Preset for AfPreset {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         run::plan(self, input, settings)
+    }
+    /// The whole list the strategy leaves, as `Message.to_dict()` records, read back.
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        history::compacted(self, input, plan, summary)
+    }
+    /// A digest of what the summarizer request renders (not of the session's messages).
+    fn offline_summary(&self, input: &PlanInput, plan: &Plan) -> Option<String> {
+        if !plan.trigger.fired || plan.insertion.is_none() {
+            return None;
+        }
+        let done = run::execute(self, input, &plan.settings, None).ok()?;
+        (!done.run.rendered.is_empty()).then(|| offline::digest(&done.run.rendered, done.run.v))
     }
 }

@@ -2,11 +2,17 @@
 //! the raw `Message.to_dict()` record when the session is in Agent Framework's own format and
 //! rebuilt from the common model (as `Content` dicts) for every other format.
 //!
-//! Owns: that mapping and the small helpers over raw content dicts (Python truthiness, string
-//! fields). Grouping, counting and strategies live elsewhere.
+//! A message the framework holds but excludes (`_excluded`) is an event in the common model
+//! carrying its record (see `formats::agent_framework`); it is read back from that record with
+//! its flags, so a history that went through the common model plans as the framework's list.
+//!
+//! Owns: that mapping, `Message.to_dict()` of a working message, and the small helpers over raw
+//! content dicts (Python truthiness, string fields). Grouping, counting and strategies live
+//! elsewhere.
 
 use serde_json::{json, Map, Value};
 
+use crate::formats::agent_framework::EXCLUDED_KIND;
 use crate::session::{Format, Message, Part, Role, Session};
 
 pub const EXCLUDED: &str = "_excluded";
@@ -21,6 +27,8 @@ pub struct AfMsg {
     pub id: Option<String>,
     pub contents: Vec<Value>,
     pub props: Map<String, Value>,
+    /// The record's other fields (`author_name` …), written back as they came.
+    pub extra: Map<String, Value>,
     /// The session message this stands for; `None` for messages compaction inserted.
     pub origin: Option<usize>,
 }
@@ -41,18 +49,65 @@ impl AfMsg {
         self.contents.iter().map(ctype)
     }
 
-    /// A new assistant message holding one text content, as compaction inserts them.
-    pub fn inserted(id: String, text: &str, annotation: Value) -> AfMsg {
+    /// A new assistant message holding one text content, as compaction inserts them, with the
+    /// origin sessions of the messages it stands for (none: no `_attribution`).
+    pub fn inserted(id: String, text: &str, annotation: Value, origins: Vec<String>) -> AfMsg {
         let mut props = Map::new();
         props.insert(GROUP.into(), annotation);
+        if !origins.is_empty() {
+            props.insert(
+                "_attribution".into(),
+                json!({ "origin_session_ids": origins }),
+            );
+        }
         AfMsg {
             role: "assistant".into(),
             id: Some(id),
             contents: vec![json!({"type": "text", "text": text, "additional_properties": {}})],
             props,
+            extra: Map::new(),
             origin: None,
         }
     }
+
+    /// `Message.to_dict()`: `type`, `role`, `contents`, the other fields, `message_id` when
+    /// set, `additional_properties`.
+    pub fn to_dict(&self) -> Value {
+        let mut d = Map::new();
+        d.insert("type".into(), json!("message"));
+        d.insert("role".into(), json!(self.role));
+        d.insert("contents".into(), Value::Array(self.contents.clone()));
+        for (k, v) in &self.extra {
+            d.insert(k.clone(), v.clone());
+        }
+        if let Some(id) = &self.id {
+            d.insert("message_id".into(), json!(id));
+        }
+        d.insert(
+            "additional_properties".into(),
+            Value::Object(self.props.clone()),
+        );
+        Value::Object(d)
+    }
+}
+
+/// `_aggregate_origin_session_ids`: the string `_attribution.origin_session_ids` of `msgs`,
+/// first seen first, each once.
+pub fn origin_session_ids<'a>(msgs: impl IntoIterator<Item = &'a AfMsg>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in msgs {
+        let ids = m
+            .props
+            .get("_attribution")
+            .and_then(|a| a.get("origin_session_ids"))
+            .and_then(Value::as_array);
+        for id in ids.into_iter().flatten().filter_map(Value::as_str) {
+            if !out.iter().any(|seen| seen == id) {
+                out.push(id.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// A content's `type`.
@@ -98,23 +153,52 @@ pub fn from_session(session: &Session) -> Vec<AfMsg> {
 
 fn from_raw(session: &Session, m: &Message) -> Option<AfMsg> {
     let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
-    if !matches!(field(&record, "type"), Some("message" | "chat_message")) {
+    from_record(&record, m.index)
+}
+
+/// The framework's message of one `Message.to_dict()` record.
+fn from_record(record: &Value, origin: usize) -> Option<AfMsg> {
+    if !matches!(field(record, "type"), Some("message" | "chat_message")) {
         return None;
     }
     let contents = record.get("contents")?.as_array()?.clone();
     let role = record.get("role")?;
     let role = role.as_str().or_else(|| field(role, "value"))?.to_string();
+    const OWN: &[&str] = &[
+        "type",
+        "role",
+        "contents",
+        "message_id",
+        "additional_properties",
+    ];
+    let extra = record
+        .as_object()?
+        .iter()
+        .filter(|(k, _)| !OWN.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     Some(AfMsg {
         role,
-        id: field(&record, "message_id").map(str::to_string),
+        id: field(record, "message_id").map(str::to_string),
         contents,
         props: record
             .get("additional_properties")
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default(),
-        origin: Some(m.index),
+        extra,
+        origin: Some(origin),
     })
+}
+
+/// An excluded message kept in the common model as an event holding its record.
+fn from_excluded(m: &Message) -> Option<AfMsg> {
+    match m.parts.as_slice() {
+        [Part::Opaque { kind, raw }] if kind == EXCLUDED_KIND => {
+            from_record(&serde_json::from_str(raw).ok()?, m.index)
+        }
+        _ => None,
+    }
 }
 
 /// A message of another format as the framework's `Content` dicts.
@@ -124,13 +208,14 @@ fn from_model(m: &Message) -> Option<AfMsg> {
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::Tool => "tool",
-        Role::Event => return None,
+        Role::Event => return from_excluded(m),
     };
     Some(AfMsg {
         role: role.into(),
         id: m.id.clone(),
         contents: m.parts.iter().map(content_of).collect(),
         props: Map::new(),
+        extra: Map::new(),
         origin: Some(m.index),
     })
 }

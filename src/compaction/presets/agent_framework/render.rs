@@ -25,14 +25,20 @@ pub fn transcript<'a>(
 }
 
 fn format_message(index: usize, m: &AfMsg, v: Version) -> String {
-    let mut text = match v {
+    format!("{index}. [{}] {}", m.role, rendered(m, v))
+}
+
+/// What the transcript line of `m` shows after `{i}. [{role}] `.
+pub fn rendered(m: &AfMsg, v: Version) -> String {
+    let text = match v {
         Version::V1_17 => message_text(m),
         Version::V1_23 => content_text(m),
     };
     if text.is_empty() {
-        text = m.types().collect::<Vec<_>>().join(", ");
+        m.types().collect::<Vec<_>>().join(", ")
+    } else {
+        text
     }
-    format!("{index}. [{}] {text}", m.role)
 }
 
 fn content_text(m: &AfMsg) -> String {
@@ -90,8 +96,8 @@ fn nonempty<'a>(c: &'a Value, key: &str) -> &'a str {
     field(c, key).unwrap_or_default()
 }
 
-/// `_format_summary_content`: empty for contents with no structured rendering.
-fn format_content(c: &Value) -> String {
+/// `_format_summary_content` (1.23): empty for contents with no structured rendering.
+pub fn format_content(c: &Value) -> String {
     let args = |c: &Value| {
         present(c, "arguments")
             .map(tool_result_text)

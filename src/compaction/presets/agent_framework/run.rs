@@ -36,8 +36,12 @@ pub struct Notes {
 /// The framework's working list while a strategy runs.
 pub struct Run {
     pub v: Version,
+    /// The summarizer's text as returned (`None`: the `SUMMARY-<n>` the oracle's client gives).
+    pub summary: Option<String>,
     pub msgs: Vec<AfMsg>,
     pub calls: Vec<Vec<PromptMessage>>,
+    /// The messages of the last summarizer request, in the order it renders them.
+    pub rendered: Vec<AfMsg>,
     pub log: Vec<String>,
     pub collisions: Vec<String>,
     pub inserted: Vec<String>,
@@ -167,16 +171,34 @@ fn annotate(run: &mut Run, tokens: bool) {
     }
 }
 
-pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
-    let invalid = |message: String| PlanError::Invalid {
-        preset: preset.name.into(),
-        message,
-    };
-    let strategy = build(preset.kind, settings, input.window).map_err(invalid)?;
+/// One `_run_compaction_strategy` over the session's list, and what the plan reports of it.
+pub struct Executed {
+    pub run: Run,
+    pub changed: bool,
+    pub measure: (&'static str, i64, i64, String),
+    /// The metric after the run.
+    pub after: i64,
+}
+
+/// Runs the preset's strategy over the session's list as the framework does, the summarizer
+/// answering `summary` (`None`: `SUMMARY-<n>`).
+pub fn execute(
+    preset: &AfPreset,
+    input: &PlanInput,
+    settings: &Settings,
+    summary: Option<&str>,
+) -> Result<Executed, PlanError> {
+    let strategy =
+        build(preset.kind, settings, input.window).map_err(|message| PlanError::Invalid {
+            preset: preset.name.into(),
+            message,
+        })?;
     let mut run = Run {
         v: preset.kind.version(),
+        summary: summary.map(str::to_string),
         msgs: from_session(input.session),
         calls: Vec::new(),
+        rendered: Vec::new(),
         log: Vec::new(),
         collisions: Vec::new(),
         inserted: Vec::new(),
@@ -184,12 +206,27 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
     };
     let tokens = uses_tokenizer(&strategy);
     annotate(&mut run, tokens);
-    let (measure_name, value, threshold, rule) = measure(&run, &strategy);
+    let measure = measure(&run, &strategy);
     let changed = call(&mut run, &strategy);
     if changed {
         annotate(&mut run, tokens);
     }
-    let after = measure(&run, &strategy).1;
+    let after = self::measure(&run, &strategy).1;
+    Ok(Executed {
+        run,
+        changed,
+        measure,
+        after,
+    })
+}
+
+pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
+    let Executed {
+        run,
+        changed,
+        measure: (measure_name, value, threshold, rule),
+        after,
+    } = execute(preset, input, settings, None)?;
     let split = split_of(&run, input.session.messages.len());
     let trigger = Trigger {
         fired: changed,

@@ -14,7 +14,7 @@ use super::annotate::{
     minimum_retained, ordered_group_ids, set_excluded, token_count,
 };
 use super::groups::GroupKind;
-use super::model::{ctype, field, AfMsg};
+use super::model::{ctype, field, origin_session_ids, AfMsg};
 use super::params::Strategy;
 use super::pyjson::py_len;
 use super::render::tool_result_text;
@@ -195,7 +195,8 @@ fn tool_result(run: &mut Run, keep: i64) -> bool {
         let at = g.starts.get(id).copied().unwrap_or(0);
         let annotation =
             json!({"_summary_of_message_ids": original_ids, "_summary_of_group_ids": [id]});
-        run.insert(at, AfMsg::inserted(summary_id, &text, annotation));
+        let origins = origin_session_ids(members.iter().map(|&i| &run.msgs[i]));
+        run.insert(at, AfMsg::inserted(summary_id, &text, annotation, origins));
         annotate_groups(&mut run.msgs, Some(at), false, run.v);
         g = group_maps(&run.msgs);
     }

@@ -13,9 +13,10 @@ use super::annotate::{
 };
 use super::estimate::count_text;
 use super::groups::GroupKind;
-use super::model::{AfMsg, GROUP, SUMMARIZED_BY};
+use super::model::{origin_session_ids, AfMsg, GROUP, SUMMARIZED_BY};
 use super::render::transcript;
 use super::run::Run;
+use super::Version;
 use crate::compaction::plan::{PromptMessage, PromptRole};
 
 pub const DEFAULT_PROMPT: &str = "**Generate a clear and complete summary of the entire conversation in no more than five sentences.**
@@ -109,6 +110,7 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
         return false;
     }
     let text = transcript(chosen.iter().map(|&i| &run.msgs[i]), 1, run.v);
+    run.rendered = chosen.iter().map(|&i| run.msgs[i].clone()).collect();
     run.calls.push(vec![
         PromptMessage {
             role: PromptRole::System,
@@ -119,7 +121,21 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
             content: text,
         },
     ]);
-    let summary = format!("SUMMARY-{}", run.calls.len());
+    let Some(summary) = summary_text(run) else {
+        return false;
+    };
+    let at = ids
+        .iter()
+        .filter_map(|id| starts.get(id))
+        .copied()
+        .min()
+        .unwrap_or(0);
+    insert_summary(run, &summary, &chosen, ids, at);
+    true
+}
+
+/// Marks the `chosen` messages (of groups `ids`) summarized and inserts the summary at `at`.
+fn insert_summary(run: &mut Run, summary: &str, chosen: &[usize], ids: Vec<String>, at: usize) {
     let summary_id = format!("summary_{}", run.msgs.len());
     let original_ids: Vec<String> = chosen
         .iter()
@@ -128,21 +144,43 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
     if run.msgs.iter().any(|m| m.id() == Some(summary_id.as_str())) {
         run.collisions.push(summary_id.clone());
     }
-    for &i in &chosen {
+    for &i in chosen {
         mark_summarized(&mut run.msgs[i], &summary_id);
         set_excluded(&mut run.msgs[i], true, Some("summarized"));
     }
-    run.note_summarized(&chosen);
-    let at = ids
-        .iter()
-        .filter_map(|id| starts.get(id))
-        .copied()
-        .min()
-        .unwrap_or(0);
+    run.note_summarized(chosen);
     let annotation = json!({"_summary_of_message_ids": original_ids, "_summary_of_group_ids": ids});
-    run.insert(at, AfMsg::inserted(summary_id, &summary, annotation));
+    // 1.17 keeps no provenance on the summary.
+    let origins = match run.v {
+        Version::V1_17 => Vec::new(),
+        Version::V1_23 => origin_session_ids(chosen.iter().map(|&i| &run.msgs[i])),
+    };
+    run.insert(
+        at,
+        AfMsg::inserted(summary_id, summary, annotation, origins),
+    );
     annotate_groups(&mut run.msgs, Some(at), false, run.v);
-    true
+}
+
+/// The summary as the framework stores it (`response.text.strip()`); `None`, with the
+/// framework's warning logged, when nothing is left.
+fn summary_text(run: &mut Run) -> Option<String> {
+    let Some(text) = run.summary.as_deref() else {
+        return Some(format!("SUMMARY-{}", run.calls.len()));
+    };
+    let text = py_strip(text).to_string();
+    if text.is_empty() {
+        run.log
+            .push("Skipping summarization compaction: summarizer returned no text.".into());
+        return None;
+    }
+    Some(text)
+}
+
+/// Python's `str.strip()`: whitespace as `str.isspace` has it (the file and group separators
+/// U+001C–U+001F too).
+fn py_strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
 /// `_select_summary_input_groups`: group ids and messages selected; skipped and unselected
