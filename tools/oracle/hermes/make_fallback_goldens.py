@@ -118,7 +118,7 @@ def write_fallback(name, messages, settings, *, comp=None, extra=None, setup_not
             "fallback_summary": SPY.returned,
             "summary_inserted": res["summary_inserted"],
             "compacted_history_len": len(out),
-            "compacted_history": [mg._strip_private(m) for m in out],
+            "compacted_history": [dict(m) for m in out],
         },
         "notes": list(setup_notes) + res["notes"],
     }
@@ -201,7 +201,7 @@ def main():
     only = set(sys.argv[1:])
     mg.write_case = write_fallback  # the case scripts of make_goldens.py call it by name
     for fn in mg.CASES:
-        mg.FAKE.calls.clear()
+        mg.FAKE.reset()
         if only and fn.__name__ not in only:
             continue
         fn()

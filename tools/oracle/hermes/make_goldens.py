@@ -70,12 +70,23 @@ except Exception:  # pragma: no cover
 
 
 class FakeLLM:
+    """Records each request; answers `SUMMARY-<n>`, or `reply` (with `<n>` filled in) when a case
+    sets one to exercise what Hermes does to a model's text before inserting it."""
+
     def __init__(self):
+        self.reset()
+
+    def reset(self):
+        """Before each case: no calls yet, the default answer."""
         self.calls: list[dict] = []
+        self.returned: list[str] = []
+        self.reply: str | None = None
 
     def __call__(self, **kwargs):
         self.calls.append(copy.deepcopy(kwargs))
-        text = f"SUMMARY-{len(self.calls)}"
+        n = len(self.calls)
+        text = f"SUMMARY-{n}" if self.reply is None else self.reply.replace("<n>", str(n))
+        self.returned.append(text)
         return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
 
 
@@ -430,13 +441,14 @@ def write_case(name, messages, settings, *, comp=None, extra=None, setup_notes=(
                     "messages": call["messages"],
                     "request": {k: v for k, v in call.items() if k not in ("messages", "main_runtime")},
                     "calls": len(req),
-                    "returned": f"SUMMARY-{len(FAKE.calls)}",
+                    "returned": FAKE.returned[-1],
                 },
                 "summary_inserted": res["summary_inserted"],
                 "kept_modified": res["kept_modified"],
                 "pruned_before_cut": res["pruned_before_cut"],
                 "compacted_history_len": len(out),
-                "compacted_history": [_strip_private(m) for m in out],
+                # as compress() returned it: in-process keys (`_compressed_summary`) included
+                "compacted_history": [dict(m) for m in out],
                 "internals": {
                     "head_size": SPY.head_size,
                     "compress_end": SPY.tail_cut,
@@ -868,6 +880,39 @@ def c_window_1m():
                                           "threshold_percent": 0.3, "max_tokens": 128000})
 
 
+MODEL_SUMMARY = """
+
+<think>The user wants the ledger fix; list the files first.</think>
+## Goal
+Fix the 409 on /orders when stock is exactly zero.
+
+## Historical Task Snapshot
+User asked: 'an ask the summarizer made up'
+  (the model's own wording, replaced by Hermes)
+
+## Completed Actions
+1. PATCH src/inventory/ledger.py:40 — `<=` to `<` [tool: patch]
+2. Deploy token used: ghp_Zx9Qm2Lr7Tb4Vn1Kc8Hd3Jf6Wg0Ys5Pa1Ue2
+
+## Critical Context
+SUMMARY-<n>
+   """
+
+
+@case
+def c_model_summary_grounded():
+    # A model summary as a real summarizer writes it: surrounding whitespace, a think block, its
+    # own "## Historical Task Snapshot" section between others, a secret. Hermes strips the think
+    # block, redacts, replaces the snapshot section with its deterministic one (from the newest
+    # real user turn it compacted) and adds the prefix and end marker.
+    FAKE.reply = MODEL_SUMMARY
+    h = H(prefix="call_ms")
+    base_session(h, turns=5, seed=4)
+    h.user("Now double-check the returns flow too.")
+    h.asst("The returns flow uses `release_stock`, which never compared with `<=`; nothing to change.")
+    write_case("model-summary-grounded", h.m, {"model": "gpt-4o-mini", "config_context_length": 5000})
+
+
 @case
 def c_tiny_noop():
     # Fires (one huge result) but len(messages) <= head + 4 -> compress() is a no-op.
@@ -967,7 +1012,7 @@ def c_aux_window_too_small():
 def main():
     only = set(sys.argv[1:])
     for fn in CASES:
-        FAKE.calls.clear()
+        FAKE.reset()
         if only and fn.__name__ not in only:
             continue
         fn()

@@ -46,6 +46,10 @@ pub struct Outcome {
     /// Characters omitted by a total input bound (`max_summary_input_chars` or `aux_fit`).
     pub bounded: usize,
     pub compress_start: usize,
+    /// `compress_end`: the first message of the kept tail.
+    pub compress_end: usize,
+    /// The whole (pruned) list the compacted history is assembled from (empty for a no-op).
+    pub msgs: Vec<HMsg>,
     /// The (pruned) messages handed to the summarizer, as Hermes holds them.
     pub turns: Vec<HMsg>,
     /// An earlier summary is carried into this one (`_previous_summary` is set).
@@ -124,6 +128,7 @@ pub fn compress(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
         head: (0..start).collect(),
         tail: (end..n).collect(),
         compress_start: start,
+        compress_end: end,
         previous_summary: found.as_ref().map(|(i, _)| *i),
         turns: msgs[turns_from..end].to_vec(),
         carries_summary: previous.is_some(),
@@ -149,6 +154,7 @@ pub fn compress(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
     ins.position = out.head.len();
     out.insertion = Some(ins);
     out.pruned = pruned;
+    out.msgs = msgs;
     out
 }
 

@@ -11,8 +11,14 @@
 //! `aux_fit`) and newer Hermes' bounded summarizer input (`max_summary_input_chars`). Offline
 //! summary: Hermes' own static fallback (`fallback`), as it writes it when no summarizer is
 //! reachable; the insertion carries its prefix and the `--- END OF CONTEXT SUMMARY` marker.
+//! After the compaction (`compacted`, `summary`): the message dicts `compress()` returns,
+//! proven against the same goldens. Carried from one compaction to the next (`replay`):
+//! `compression_count` (head decay, the lowered auxiliary threshold) and the anti-thrashing
+//! `ineffective_compression_count` (two compactions in a row that leave the history at or over
+//! the threshold block automatic compression).
 
 mod assemble;
+mod compacted;
 mod cut;
 mod fallback;
 mod findings;
@@ -21,14 +27,19 @@ mod prune;
 mod py;
 mod redact;
 mod render;
+mod summary;
 mod text;
 mod window;
 
+use serde_json::Value;
+
+use crate::compaction::after::{self, After};
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{Done, PlanError, PlanInput, Preset};
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
+use crate::session::Format;
 
 use msgs::HMsg;
 
@@ -46,6 +57,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec { name: "compression_count", kind: Kind::Int, default: "0", nullable: false, help: "compactions this compressor already ran in the process (≥1: head decays to the system prompt; aux check already applied)" },
     ParamSpec { name: "aux_context_length", kind: Kind::Int, default: "null", nullable: true, help: "auxiliary summarizer window (auxiliary.compression.context_length); null: the main model summarizes" },
     ParamSpec { name: "aux_fit", kind: Kind::Bool, default: "false", nullable: false, help: "false: 0.19 lowers the session threshold to the aux window; true: fit the summarizer input to it instead" },
+    ParamSpec { name: "ineffective_compression_count", kind: Kind::Int, default: "0", nullable: false, help: "compactions in a row that left the history at or over the threshold (≥2: automatic compression is blocked)" },
     ParamSpec { name: "max_summary_input_chars", kind: Kind::Int, default: "null", nullable: true, help: "bound the serialized turns (newer Hermes: 160000); null: no total cap, as in 0.19.0" },
 ];
 
@@ -58,6 +70,8 @@ pub struct Config {
     pub protect_first_n: usize,
     pub protect_last_n: usize,
     pub compression_count: usize,
+    /// `_ineffective_compression_count`: at 2 or more `should_compress()` says no.
+    pub ineffective: usize,
     pub focus_topic: Option<String>,
     pub aux: Option<u64>,
     pub aux_fit: bool,
@@ -110,6 +124,7 @@ fn config(input: &PlanInput, s: &Settings) -> Result<Config, PlanError> {
         protect_first_n: int("protect_first_n").unwrap_or(3) as usize,
         protect_last_n: int("protect_last_n").unwrap_or(20) as usize,
         compression_count,
+        ineffective: int("ineffective_compression_count").unwrap_or(0) as usize,
         focus_topic: s.str("focus_topic").map(str::to_string),
         aux,
         aux_fit,
@@ -131,10 +146,34 @@ impl Preset for Hermes {
         PARAMS
     }
     /// The compressor counts its compactions (`compression_count`): from the first on, the head
-    /// decays to the system prompt and the auxiliary-window check has run.
+    /// decays to the system prompt and the auxiliary-window check has run. Its anti-thrashing
+    /// verdict (`update_from_response` after each compaction) counts compactions whose result
+    /// is still at or over the threshold and resets on one that is not; it is judged here on
+    /// Hermes' own estimate of the compacted history (a replay has no provider count).
     fn carried_settings(&self, settings: &Settings, done: &[Done]) -> Vec<String> {
-        let base = settings.int("compression_count").unwrap_or(0).max(0) as usize;
-        vec![format!("compression_count={}", base + done.len())]
+        let count = |name: &str| settings.int(name).unwrap_or(0).max(0) as usize;
+        let mut ineffective = count("ineffective_compression_count");
+        for d in done {
+            if d.after.value >= d.after.threshold {
+                ineffective += 1;
+            } else {
+                ineffective = 0;
+            }
+        }
+        vec![
+            format!(
+                "compression_count={}",
+                count("compression_count") + done.len()
+            ),
+            format!("ineffective_compression_count={ineffective}"),
+        ]
+    }
+
+    /// The dicts `compress()` returns, read back as an OpenAI chat session.
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        let history = Value::Array(compacted_history(input, plan, summary));
+        after::from_history(input.session, history, Format::OpenAiChat)
+            .unwrap_or_else(|_| after::generic(input.session, plan, summary))
     }
 
     /// `_compute_summary_budget`, as the prompt states it: `Target ~N tokens.`
@@ -155,7 +194,9 @@ impl Preset for Hermes {
         let cfg = config(input, settings)?;
         let history = msgs::messages(input.session);
         let measure = msgs::estimate_messages(&history);
-        let fired = measure >= cfg.budgets.threshold_tokens;
+        let over = measure >= cfg.budgets.threshold_tokens;
+        let blocked = over && cfg.ineffective >= 2;
+        let fired = over && !blocked;
         let outcome = if fired {
             assemble::compress(&history, &cfg, input.now)
         } else {
@@ -166,7 +207,7 @@ impl Preset for Hermes {
             measure: "tokens",
             value: measure,
             threshold: cfg.budgets.threshold_tokens,
-            reason: trigger_reason(&cfg, measure, fired, &outcome),
+            reason: trigger_reason(&cfg, measure, (fired, blocked), &outcome),
             estimator: "Hermes estimate_messages_tokens_rough: (Σ len(str(message dict)) + 3)//4, +1500 per image".into(),
         };
         let split = outcome.split(&history);
@@ -228,12 +269,51 @@ impl Preset for Hermes {
     }
 }
 
-fn trigger_reason(cfg: &Config, measure: u64, fired: bool, outcome: &assemble::Outcome) -> String {
+/// The list `compress()` returns for a fired `plan` with `summary` (the summarizer's text as
+/// returned; Hermes' static fallback, or none, inserts the fallback as Hermes builds it); the
+/// list unchanged when nothing is compacted.
+fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> Vec<Value> {
+    let history = msgs::messages(input.session);
+    let unchanged = || history.iter().map(|m| Value::Object(m.v.clone())).collect();
+    let cfg = match config(input, &plan.settings) {
+        Ok(cfg) if plan.trigger.fired => cfg,
+        _ => return unchanged(),
+    };
+    let outcome = assemble::compress(&history, &cfg, input.now);
+    let fallback = fallback::fallback_summary(
+        &outcome.turns,
+        outcome.carries_summary,
+        Some(fallback::NO_PROVIDER_REASON),
+    );
+    let fallback_body = fallback
+        .strip_prefix(text::SUMMARY_PREFIX)
+        .and_then(|rest| rest.strip_prefix('\n'));
+    let inserted = match summary {
+        Some(s) if fallback_body != Some(s) => summary::from_model(s, &outcome.turns),
+        _ => fallback,
+    };
+    compacted::compressed(&outcome, &inserted).map_or_else(unchanged, |list| {
+        list.into_iter().map(Value::Object).collect()
+    })
+}
+
+fn trigger_reason(
+    cfg: &Config,
+    measure: u64,
+    (fired, blocked): (bool, bool),
+    outcome: &assemble::Outcome,
+) -> String {
     let b = &cfg.budgets;
     let rule = format!(
         "threshold_tokens {} (context_length {} × threshold_percent {})",
         b.threshold_tokens, b.context_length, b.threshold_percent
     );
+    if blocked {
+        return format!(
+            "estimate {measure} ≥ {rule}, but automatic compression is blocked: {} compactions in a row left the history at or over the threshold (anti-thrashing; /compress still runs)",
+            cfg.ineffective
+        );
+    }
     match (fired, outcome.prompt.is_some()) {
         (false, _) => format!("estimate {measure} < {rule}"),
         (true, true) => format!("estimate {measure} ≥ {rule}"),
