@@ -4,7 +4,9 @@
 
 use super::estimate::{find_safe_cutoff, find_token_cutoff, Estimator};
 use super::history::Rec;
-use super::summarizing::{first_user_message, survivors, Fate, Outcome};
+use super::summarizing::{
+    first_user_message, is_receipt_only, survivors, tail_pieces, Fate, Outcome, Piece,
+};
 
 /// The settings sliding `compact` reads.
 #[derive(Debug, Clone)]
@@ -37,13 +39,14 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
         .enumerate()
         .map(|(i, r)| vec![i >= cutoff; r.parts.len()])
         .collect();
-    let mut prepended = 0;
+    let mut first = None;
     if cfg.preserve_first_user_message {
         if let Some(f) = first_user_message(recs).filter(|&f| f < cutoff) {
-            prepended = 1;
             for (j, p) in recs[f].parts.iter().enumerate() {
                 keep[f][j] = p.user().is_none_or(|u| u.origin.is_none());
             }
+            let parts = (0..recs[f].parts.len()).filter(|&j| keep[f][j]).collect();
+            first = Some(Piece::Record { rec: f, parts });
         }
     }
     for (i, r) in recs.iter().enumerate() {
@@ -53,11 +56,7 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
             }
         }
     }
-    let receipt_only = |r: &Rec| {
-        r.request
-            && !r.parts.is_empty()
-            && r.parts.iter().all(|p| p.user().is_some_and(|u| u.receipt))
-    };
+    let receipt_only = |r: &Rec| is_receipt_only(r);
     let protected = cfg.keep_tokens.is_some_and(|t| t > 0);
     if cfg.receipts && !protected {
         for (i, r) in recs.iter().enumerate() {
@@ -87,15 +86,21 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
             est.token_count(&dropped)
         )
     });
-    let tail = (cutoff..n).filter(|&i| keep[i].iter().any(|k| *k)).count();
+    let mut layout = Vec::new();
+    if cfg.receipts {
+        layout.push(Piece::Receipt);
+    }
+    layout.extend(first);
+    layout.extend(tail_pieces(recs, cutoff, &keep, false));
     Some(Outcome {
         to_summarize: Vec::new(),
         fates,
         previous_summary: None,
         position: 0,
         survivors: survivors(&keep),
-        other_messages: prepended + tail + usize::from(cfg.receipts),
+        other_messages: layout.len(),
         user_copies: Vec::new(),
         receipt,
+        layout,
     })
 }
