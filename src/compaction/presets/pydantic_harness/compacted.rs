@@ -3,14 +3,14 @@
 //! user request, the summary request (`CompactionPart` with its metadata), the receipt,
 //! `keep_user_messages` copies and the kept tail, each kept record as it was stored.
 //!
-//! Owns: turning a strategy's layout into those records. Must not: decide the layout (the
-//! strategies do) or count anything. Clock readings the framework makes (the summary's time,
-//! the receipt part's time) are the session's last timestamp, or the epoch when it has none.
+//! Owns: the layout (`Piece`) and turning a strategy's layout into those records. Must not:
+//! decide the layout (the strategies do) or count anything. The clock readings the framework
+//! makes (the summary's time, the receipt part's) are given (`Fill::now`).
 
 use serde_json::{json, Map, Value};
 
 use super::history::{Rec, SUMMARY_KEY};
-use super::summarizing::Piece;
+use super::summarizing::Keep;
 use super::wire::request;
 
 const CREATED_AT_KEY: &str = "pydantic-ai-harness.compaction.summary.created_at";
@@ -18,6 +18,43 @@ pub const RECEIPT_META: &str = "pydantic-ai-harness.compaction.receipt.v1";
 const KEPT_META: &str = "pydantic-ai-harness.compaction.kept-user-message.v1";
 const BRIDGE: &str =
     "This summary was produced by a different model than the one continuing the task.\n\n";
+
+/// One message of the compacted history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// A new request holding these (record, part) system prompts.
+    Standing(Vec<(usize, usize)>),
+    /// Record `rec`: the same object when `parts` holds all of its parts, else a copy holding
+    /// only these.
+    Record {
+        rec: usize,
+        parts: Vec<usize>,
+    },
+    /// A `keep_user_messages` copy of record `rec`'s user turns `parts` (marked, bounded).
+    Copy {
+        rec: usize,
+        parts: Vec<usize>,
+    },
+    Summary,
+    Receipt,
+}
+
+/// The kept records from `start` on: whole, or the parts that survive; receipt-only requests
+/// left out when a new receipt replaces them (`drop_receipts`).
+pub fn tail_pieces(recs: &[&Rec], start: usize, keep: &Keep, drop_receipts: bool) -> Vec<Piece> {
+    (start..recs.len())
+        .filter(|&i| !(drop_receipts && is_receipt_only(recs[i])))
+        .filter_map(|i| {
+            let parts: Vec<usize> = (0..recs[i].parts.len()).filter(|&j| keep[i][j]).collect();
+            (!parts.is_empty()).then_some(Piece::Record { rec: i, parts })
+        })
+        .collect()
+}
+
+/// A request made up only of receipts (`is_receipt_message`).
+pub fn is_receipt_only(r: &Rec) -> bool {
+    r.request && !r.parts.is_empty() && r.parts.iter().all(|p| p.user().is_some_and(|u| u.receipt))
+}
 
 /// What the layout is filled with.
 pub struct Fill<'a> {

@@ -111,3 +111,60 @@ pub fn rejects(check: &GuardCheck) -> bool {
         _ => not_smaller,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Analysis, Options};
+    use crate::compaction::preset;
+    use crate::tokens::Registry;
+
+    fn analyse(rel: &str) -> Analysis {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        let session = crate::formats::load_path(&path, None).unwrap();
+        Analysis::new(session, &Registry::bundled(), &Options::default())
+    }
+
+    const SEED: [&str; 3] = ["max_messages=4", "keep_messages=2", "receipts=true"];
+
+    #[test]
+    fn a_carried_history_keeps_its_records_summary_and_receipt_in_any_format() {
+        for rel in [
+            "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
+            "fixtures/openai-chat/seed-003-tiny-rounds.json",
+        ] {
+            let a = analyse(rel);
+            let sets: Vec<String> = SEED.iter().map(|s| s.to_string()).collect();
+            let p = preset::find("pydantic-ai-harness").unwrap();
+            let input = PlanInput::new(&a);
+            let plan = preset::run(p, &input, &sets).unwrap();
+            let after = p.compacted(&input, &plan, Some("brief"));
+            let doc = after.history.as_array().unwrap().len();
+            // As replay keeps it for a source of another format: no raw records.
+            let mut carried = after.session.clone();
+            carried.format = a.session.format;
+            for m in &mut carried.messages {
+                m.raw = None;
+            }
+            for session in [&after.session, &carried] {
+                let recs = history::records(session);
+                assert_eq!(recs.len(), doc, "{rel}");
+                let own = recs[1].parts.iter().any(|p| p.is_own_summary());
+                let receipt = recs[2]
+                    .parts
+                    .iter()
+                    .any(|p| p.user().is_some_and(|u| u.receipt));
+                assert!(own && receipt, "{rel}: {:?}", recs[1..3].to_vec());
+            }
+            let est = Estimator { tokenizer: None };
+            let wire = wire::records(&carried, &history::records(&carried));
+            let reread = after::from_history(&a.session, Value::Array(wire), Format::PydanticAi);
+            let reread = reread.unwrap().session;
+            assert_eq!(
+                request_estimate(&est, &reread),
+                request_estimate(&est, &after.session),
+                "{rel}"
+            );
+        }
+    }
+}

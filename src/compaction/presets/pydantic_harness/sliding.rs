@@ -2,11 +2,10 @@
 //! `keep_messages`), the prefix dropped, the first user request re-prepended (without harness
 //! data merged into it), pins re-injected, older receipts replaced by a new one first.
 
+use super::compacted::{is_receipt_only, tail_pieces, Piece};
 use super::estimate::{find_safe_cutoff, find_token_cutoff, Estimator};
 use super::history::Rec;
-use super::summarizing::{
-    first_user_message, is_receipt_only, survivors, tail_pieces, Fate, Outcome, Piece,
-};
+use super::summarizing::{first_user_message, survivors, Fate, Outcome};
 
 /// The settings sliding `compact` reads.
 #[derive(Debug, Clone)]

@@ -3,6 +3,7 @@
 //! the `keep_user_messages` re-cut that loses the turns between the old and new tail start, the
 //! incremental anchor, and the receipt.
 
+use super::compacted::{tail_pieces, Piece};
 use super::estimate::{find_safe_cutoff, find_token_cutoff, Estimator};
 use super::history::{Rec, UserPart, LEGACY_SUMMARY_PREFIX, P};
 use super::transcript;
@@ -54,26 +55,6 @@ pub struct Outcome {
     pub receipt: Option<String>,
     /// The compacted history, in order (`layout` turns it into the framework's records).
     pub layout: Vec<Piece>,
-}
-
-/// One message of the compacted history.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// A new request holding these (record, part) system prompts.
-    Standing(Vec<(usize, usize)>),
-    /// Record `rec`: the same object when `parts` holds all of its parts, else a copy holding
-    /// only these.
-    Record {
-        rec: usize,
-        parts: Vec<usize>,
-    },
-    /// A `keep_user_messages` copy of record `rec`'s user turns `parts` (marked, bounded).
-    Copy {
-        rec: usize,
-        parts: Vec<usize>,
-    },
-    Summary,
-    Receipt,
 }
 
 /// Per record, per part: whether the part object survives into the compacted history.
@@ -174,23 +155,6 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
         receipt,
         layout,
     })
-}
-
-/// The kept records from `start` on: whole, or the parts that survive; receipt-only requests
-/// left out when a new receipt replaces them (`drop_receipts`).
-pub fn tail_pieces(recs: &[&Rec], start: usize, keep: &Keep, drop_receipts: bool) -> Vec<Piece> {
-    (start..recs.len())
-        .filter(|&i| !(drop_receipts && is_receipt_only(recs[i])))
-        .filter_map(|i| {
-            let parts: Vec<usize> = (0..recs[i].parts.len()).filter(|&j| keep[i][j]).collect();
-            (!parts.is_empty()).then_some(Piece::Record { rec: i, parts })
-        })
-        .collect()
-}
-
-/// A request made up only of receipts (`is_receipt_message`).
-pub fn is_receipt_only(r: &Rec) -> bool {
-    r.request && !r.parts.is_empty() && r.parts.iter().all(|p| p.user().is_some_and(|u| u.receipt))
 }
 
 /// The (record, part) pairs that survive.
