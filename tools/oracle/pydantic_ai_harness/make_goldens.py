@@ -267,13 +267,15 @@ class Case:
     tools: bool = False
     guard: bool = False
     description: str = ''
+    agent_instructions: str | None = AGENT_INSTRUCTIONS
+    summarizer_name: str | None = SUMMARIZER_MODEL  # None: FunctionModel's default name, as seed 003 builds it
 
 
 def _strategy(case: Case, fakes: Fakes) -> Any:
     kwargs = dict(case.settings)
     if case.preset == 'pydantic-ai-harness':
         if case.summarizer_model:
-            kwargs['model'] = FunctionModel(fakes.summarize, model_name=SUMMARIZER_MODEL)
+            kwargs['model'] = FunctionModel(fakes.summarize, model_name=case.summarizer_name)
         return SummarizingCompaction(**kwargs)
     return SlidingWindowCompaction(**kwargs)
 
@@ -510,6 +512,28 @@ def history_keep_users() -> list[ModelMessage]:
     return h.msgs
 
 
+def history_seed003(large: bool = False) -> Callable[[], list[ModelMessage]]:
+    """Seed 003's fixture: five tiny rounds ("topic N" / "noted N"; "noted N" x120 when large), then the
+    request "continue". No instructions, no system prompt, no usage, as the seed builds it."""
+
+    def make() -> list[ModelMessage]:
+        h = H()
+        for n in range(5):
+            h.req(user(f'topic {n}'), instructions=None)
+            h.resp(text(f'noted {n}' * (120 if large else 1)))
+        h.req(user('continue'), instructions=None)
+        return h.msgs
+
+    return make
+
+
+SEED_LONG_SUMMARY = 'retained note ' * 240
+SEED_SHORT_SUMMARY = 'brief'
+
+
+SEED003 = {'max_messages': 4, 'keep_messages': 2, 'receipts': True}
+
+
 def cases() -> list[Case]:
     S = 'pydantic-ai-harness'
     W = 'pydantic-ai-harness-sliding'
@@ -550,6 +574,20 @@ def cases() -> list[Case]:
              description='0.63 shrink guard (see notes: 0.63 not on PyPI, run with 0.62.0): a summary that makes the request larger.'),
         Case('guard_shrink_accepts', S, history_long(12), {'max_messages': 20, 'keep_messages': 6}, guard=True,
              description='0.63 shrink guard (see notes): a short summary that does shrink the request.'),
+        Case('seed003_long', S, history_seed003(), SEED003, summary_texts=[SEED_LONG_SUMMARY], agent_instructions=None, summarizer_name=None,
+             description='Seed 003 "long": max_messages=4, keep_messages=2, receipts=True and a 3,360-char summary: 0.62 grows the request estimate 19 -> 889.'),
+        Case('seed003_short', S, history_seed003(), SEED003, summary_texts=[SEED_SHORT_SUMMARY], agent_instructions=None, summarizer_name=None,
+             description='Seed 003 "short": a one-word summary with its receipt still grows the tiny request, 19 -> 50.'),
+        Case('seed003_below_trigger', S, history_seed003(), {**SEED003, 'max_messages': 200}, summary_texts=[SEED_LONG_SUMMARY],
+             agent_instructions=None, summarizer_name=None, description='Seed 003 control: max_messages=200, not fired; the request stays at 19.'),
+        Case('seed003_short_large', S, history_seed003(large=True), SEED003, summary_texts=[SEED_SHORT_SUMMARY], agent_instructions=None, summarizer_name=None,
+             description='Seed 003 "short_large": the same one-word summary on a history estimated at 1060 shrinks it to 259.'),
+        Case('seed003_guard_rejects', S, history_seed003(), SEED003, summary_texts=[SEED_LONG_SUMMARY], agent_instructions=None, summarizer_name=None,
+             guard=True, description='Seed 003 "long" under guard=shrink (see notes: the seed reports 0.63 keeps the request at 19).'),
+        Case('seed003_guard_rejects_short', S, history_seed003(), SEED003, summary_texts=[SEED_SHORT_SUMMARY], agent_instructions=None, summarizer_name=None,
+             guard=True, description='Seed 003 "short" under guard=shrink (the seed reports 0.63 keeps the request at 19).'),
+        Case('seed003_guard_accepts', S, history_seed003(large=True), SEED003, summary_texts=[SEED_SHORT_SUMMARY], agent_instructions=None, summarizer_name=None,
+             guard=True, description='Seed 003 "short_large" under guard=shrink (the seed reports 0.63 accepts it: 1060 -> 259).'),
         Case('sliding_default', W, history_long(22), {'max_messages': 44},
              description='SlidingWindowCompaction with only max_messages; keep_messages=40 default; first user request re-prepended.'),
         Case('sliding_tool_group_cut', W, history_tool_group_cut, {'max_messages': 14, 'keep_messages': 3},
@@ -560,6 +598,8 @@ def cases() -> list[Case]:
              description='keep_tokens tail; preserve_first_user_message=False so the first request (with the system prompt) is dropped too.'),
         Case('sliding_below_trigger', W, _pad_to(history_boundary, 700), {'max_tokens': 700, 'keep_messages': 4},
              description='Estimate equals max_tokens: not fired.'),
+        Case('sliding_seed003_window_only', W, history_seed003(), SEED003, agent_instructions=None, summarizer_name=None,
+             description='Seed 003 "window_only": SlidingWindowCompaction alone with receipts grows the tiny request 19 -> 46.'),
     ]
 
 
@@ -632,6 +672,40 @@ def _describe(msg: ModelMessage, src: list[ModelMessage]) -> dict[str, Any]:
     return out
 
 
+CLOCK = '<made up: clock>'
+
+
+def _history_json(after: list[ModelMessage], before: list[ModelMessage]) -> tuple[Any, list[str]]:
+    """`ModelMessagesTypeAdapter.dump_json` of the compacted history, exactly as the framework returns it,
+    with the values the framework makes up at that moment (clock readings) replaced by CLOCK; returns the
+    document and the JSON pointers replaced.  Everything else is byte for byte what pydantic serialises.
+    Made up: the summary request's `timestamp` and its part's `created_at` metadata (`datetime.now`), and
+    the `timestamp` of a new receipt `UserPromptPart` (its default factory)."""
+    doc = json.loads(ModelMessagesTypeAdapter.dump_json(after))
+    before_parts = [p for m in before for p in m.parts]
+    made_up: list[str] = []
+    for i, (m, d) in enumerate(zip(after, doc)):
+        if _contains(before, m):
+            continue
+        for j, (p, pd) in enumerate(zip(m.parts, d['parts'])):
+            if _contains(before_parts, p):
+                continue
+            if isinstance(p, CompactionPart) and (p.metadata or {}).get('pydantic-ai-harness.compaction.summary.v1'):
+                if d.get('timestamp') is not None:
+                    d['timestamp'] = CLOCK
+                    made_up.append(f'/{i}/timestamp')
+                key = 'pydantic-ai-harness.compaction.summary.created_at'
+                if key in (pd.get('metadata') or {}):
+                    pd['metadata'][key] = CLOCK
+                    made_up.append(f'/{i}/parts/{j}/metadata/{key}')
+            elif isinstance(p, UserPromptPart) and not isinstance(p.content, str) and any(
+                getattr(c, 'metadata', None) == 'pydantic-ai-harness.compaction.receipt.v1' for c in p.content
+            ):
+                pd['timestamp'] = CLOCK
+                made_up.append(f'/{i}/parts/{j}/timestamp')
+    return doc, made_up
+
+
 async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
     history = case.build()
     fakes = Fakes(summary_texts=case.summary_texts, main_script=case.main_script)
@@ -640,7 +714,7 @@ async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
     main_model = FunctionModel(fakes.main, model_name=RUN_MODEL)
     agent = Agent(
         main_model,
-        instructions=AGENT_INSTRUCTIONS,
+        instructions=case.agent_instructions,
         capabilities=[_Before(rec=rec, strategy=strategy), strategy, _After(rec=rec)],
     )
     if case.tools:
@@ -776,6 +850,7 @@ async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
         'tokens_before': estimate_token_count(before, s.tokenizer),
         'tokens_after': estimate_token_count(after, s.tokenizer),
     }
+    expected['history'], expected['history_made_up'] = _history_json(after, before)
     if changed and summarizer is None and case.preset == 'pydantic-ai-harness':
         notes.append('history changed without a summarizer call')
     if not changed and first['fired']:
@@ -803,9 +878,9 @@ async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
         'description': case.description,
         'settings': settings,
         'model': RUN_MODEL,
-        'summarizer_model': (SUMMARIZER_MODEL if case.summarizer_model else RUN_MODEL) if case.preset == 'pydantic-ai-harness' else None,
+        'summarizer_model': (strategy.model.model_name if case.summarizer_model else RUN_MODEL) if case.preset == 'pydantic-ai-harness' else None,
         'context_window': case.settings.get('context_window'),
-        'instructions': AGENT_INSTRUCTIONS,
+        'instructions': case.agent_instructions,
         'expected': expected,
     }
     if case.guard:
@@ -814,10 +889,10 @@ async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
         golden['guard_verified'] = False
         before_tok, after_tok = expected['tokens_before'], expected['tokens_after']
         notes.append(
-            'guard=shrink emulates the 0.63 rule "reject a summary that does not shrink the request". 0.63 is not on PyPI, '
-            f'so this case was RUN with {HARNESS_VERSION}; everything in "expected" is what {HARNESS_VERSION} did. '
-            '"guard" gives the framework\'s own estimate_token_count of the history before and after; whether 0.63 '
-            'compares exactly these numbers is unverified.'
+            'guard=shrink emulates the 0.63 rule "keep the history when the compacted request is not smaller". '
+            f'pydantic-ai-harness 0.63 is not on PyPI, so this case was RUN with {HARNESS_VERSION}; everything in '
+            f'"expected" is what {HARNESS_VERSION} did. "guard" gives the framework\'s own estimate_token_count of the '
+            'request before and after (the figures seed 003 reports 0.63 compares: 19 kept at 19, 1060 -> 259 accepted).'
         )
         golden['guard'] = {
             'tokens_before': before_tok,
@@ -830,6 +905,19 @@ async def run_case(case: Case) -> tuple[bytes, dict[str, Any]]:
     return data, golden
 
 
+def write_seed_fixtures(data: bytes) -> None:
+    """Seed 003's history as a native pydantic-ai file (the framework's own dump of what the hook saw) and the
+    same turns as OpenAI chat."""
+    (ROOT / 'fixtures' / 'pydantic-ai' / 'seed-003-tiny-rounds.json').write_bytes(data + b'\n')
+    chat = []
+    for m in ModelMessagesTypeAdapter.validate_json(data):
+        for p in m.parts:
+            role = 'user' if isinstance(m, ModelRequest) else 'assistant'
+            chat.append({'role': role, 'content': p.content})
+    text = json.dumps(chat, indent=2) + '\n'
+    (ROOT / 'fixtures' / 'openai-chat' / 'seed-003-tiny-rounds.json').write_text(text, encoding='utf-8')
+
+
 def main() -> int:
     only = set(sys.argv[1:])
     for d in OUT.values():
@@ -840,6 +928,8 @@ def main() -> int:
         data, golden = asyncio.run(run_case(case))
         out = OUT[case.preset]
         (out / f'{case.name}.input.json').write_bytes(data + b'\n')
+        if case.name == 'seed003_long':
+            write_seed_fixtures(data)
         (out / f'{case.name}.golden.json').write_text(json.dumps(golden, indent=2, ensure_ascii=False) + '\n', encoding='utf-8')
         e = golden['expected']
         print(

@@ -1,6 +1,11 @@
 //! pydantic-ai messages built from the common model, for sessions in any other format: each
 //! assistant message a response, each run of other messages one request (core's history
 //! cleaning merges adjacent requests), tool-call arguments as `str()` of the parsed JSON.
+//!
+//! Messages without a raw record are ones `replay` carried over from a compacted history this
+//! preset wrote (read back, then kept in the source's format): they keep the records they came
+//! from (same source index, one request), their summary is the harness' own and a receipt's
+//! text is a receipt again.
 
 use std::collections::BTreeMap;
 
@@ -19,13 +24,19 @@ pub fn records(session: &Session) -> Vec<Rec> {
             continue;
         }
         let request = m.role != Role::Assistant;
-        let parts = model_parts(m, &mut names);
+        let carried = m.raw.is_none();
+        let parts = model_parts(m, carried, &mut names);
         // The harness inserts its own summary as a request of its own: never merged with the
         // requests around it.
         let own = parts.iter().any(P::is_own_summary);
+        let same_record = |last: &Rec| !carried || last.source == m.source_index;
         match out.last_mut() {
             Some(last)
-                if request && last.request && !own && !last.parts.iter().any(P::is_own_summary) =>
+                if request
+                    && last.request
+                    && same_record(last)
+                    && !own
+                    && !last.parts.iter().any(P::is_own_summary) =>
             {
                 last.parts.extend(parts);
                 last.messages.push(m.index);
@@ -47,11 +58,31 @@ pub fn records(session: &Session) -> Vec<Rec> {
     out
 }
 
-fn model_parts(m: &Message, names: &mut BTreeMap<String, String>) -> Vec<P> {
+fn model_parts(m: &Message, carried: bool, names: &mut BTreeMap<String, String>) -> Vec<P> {
     m.parts
         .iter()
-        .map(|part| model_part(m.role, part, names))
+        .map(|part| match (carried, part) {
+            (true, Part::Summary { text }) if m.role != Role::Assistant => P::Compaction {
+                content: Some(text.clone()),
+                own: !text.is_empty(),
+            },
+            (true, Part::Text { text }) if m.role == Role::User && is_receipt(text) => {
+                P::User(UserPart {
+                    texts: vec![text.clone()],
+                    receipt: true,
+                    ..UserPart::default()
+                })
+            }
+            _ => model_part(m.role, part, names),
+        })
         .collect()
+}
+
+/// The text of a harness receipt (`format_receipt`).
+pub fn is_receipt(text: &str) -> bool {
+    text.starts_with("[History before this point (")
+        && text.ends_with(']')
+        && text.contains("re-verify critical facts against primary sources.")
 }
 
 fn model_part(role: Role, part: &Part, names: &mut BTreeMap<String, String>) -> P {

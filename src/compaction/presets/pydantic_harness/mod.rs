@@ -9,18 +9,22 @@
 //! `sliding` the strategies, `report` the findings.
 
 mod common;
+mod compacted;
 mod estimate;
 mod history;
 mod params;
 mod report;
+mod result;
 mod sliding;
 mod summarizing;
 mod transcript;
+mod wire;
 
 use estimate::Estimator;
 use history::Rec;
 use summarizing::{Fate, Outcome};
 
+use crate::compaction::after::After;
 use crate::compaction::plan::{Insertion, Plan, PromptMessage, PromptRole, Split, Trigger};
 use crate::compaction::preset::{GuardCheck, PlanError, PlanInput, Preset};
 use crate::compaction::settings::{ParamSpec, Settings};
@@ -39,23 +43,17 @@ impl Preset for Summarizing {
         "pydantic-ai-harness 0.62.0 SummarizingCompaction"
     }
     fn description(&self) -> &'static str {
-        "max_messages/max_tokens over chars/4 of str(args); tool pairs checked ±5 around the cut; tool output cut to 500 chars; no shrink check (guard=shrink: 0.63)"
+        "max_messages/max_tokens over chars/4 of str(args); tool pairs checked ±5 around the cut; tool output cut to 500 chars; no shrink check (guard=shrink: 0.63 keeps the request when the summary does not shrink its estimate)"
     }
     fn params(&self) -> &'static [ParamSpec] {
         params::SUMMARIZING
     }
-    /// `guard=shrink` (the 0.63 rule, unverified): a compacted history the estimator does not
-    /// measure below the history it replaces is rejected. `guard=fit`, a stricter reading of
-    /// "a summary that does not shrink the request" (an assumption too): one that still reaches
-    /// the trigger is rejected as well, so a kept tail over the trigger is never summarized.
+    /// `guard=shrink`: the 0.63 rule (see `result`).
     fn rejects(&self, check: &GuardCheck) -> bool {
-        let (before, after) = (&check.plan.trigger, &check.again.trigger);
-        let not_smaller = after.value >= before.value;
-        match check.settings.str("guard") {
-            Some("shrink") => not_smaller,
-            Some("fit") => not_smaller || after.fired,
-            _ => false,
-        }
+        result::rejects(check)
+    }
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        result::compacted(self, input, plan, summary, Strategy::Summarizing)
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Summarizing)
@@ -77,6 +75,9 @@ impl Preset for Sliding {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Sliding)
+    }
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        result::compacted(self, input, plan, summary, Strategy::Sliding)
     }
 }
 

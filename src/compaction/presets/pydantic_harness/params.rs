@@ -147,7 +147,7 @@ pub const SUMMARIZING: &[ParamSpec] = &[
         Kind::Choice(&["none", "shrink", "fit"]),
         "none",
         false,
-        "none: 0.62 (any summary is inserted); shrink: the 0.63 rule rejecting a summary that does not shrink the request (unverified); fit: also rejecting one whose request still reaches the trigger (an assumed stricter reading)",
+        "none: 0.62 (any summary is inserted); shrink: 0.63 (the history is kept when estimate_token_count of the compacted request is not below the request's, whatever the trigger measures); fit: a ctxray what-if no release implements, also keeping it when the compacted history still reaches the trigger",
     ),
 ];
 

@@ -161,8 +161,8 @@ fn grows(c: &Context, o: &Outcome) -> Option<Finding> {
     let after = after_without_summary(c, o);
     let budget = before as i64 - after as i64;
     let rule = match c.guard.as_str() {
-        "shrink" => "with guard=shrink (the 0.63 rule, unverified) a summary that does not shrink the request is rejected and the history kept as it was",
-        "fit" => "with guard=fit (an assumed stricter 0.63 rule) a summary that does not shrink the request, or leaves it at the trigger, is rejected and the history kept as it was",
+        "shrink" => "with guard=shrink (0.63) a summary that does not shrink the request's estimate is rejected and the history kept as it was",
+        "fit" => "with guard=fit (a what-if, no release) a summary that does not shrink the request's estimate, or leaves it at the trigger, is rejected and the history kept as it was",
         _ => "0.62 has no shrink check: it inserts the summary whatever its length",
     };
     let (severity, detail) = if budget <= 0 {

@@ -2,6 +2,7 @@
 //! `keep_messages`), the prefix dropped, the first user request re-prepended (without harness
 //! data merged into it), pins re-injected, older receipts replaced by a new one first.
 
+use super::compacted::{is_receipt_only, tail_pieces, Piece};
 use super::estimate::{find_safe_cutoff, find_token_cutoff, Estimator};
 use super::history::Rec;
 use super::summarizing::{first_user_message, survivors, Fate, Outcome};
@@ -37,13 +38,14 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
         .enumerate()
         .map(|(i, r)| vec![i >= cutoff; r.parts.len()])
         .collect();
-    let mut prepended = 0;
+    let mut first = None;
     if cfg.preserve_first_user_message {
         if let Some(f) = first_user_message(recs).filter(|&f| f < cutoff) {
-            prepended = 1;
             for (j, p) in recs[f].parts.iter().enumerate() {
                 keep[f][j] = p.user().is_none_or(|u| u.origin.is_none());
             }
+            let parts = (0..recs[f].parts.len()).filter(|&j| keep[f][j]).collect();
+            first = Some(Piece::Record { rec: f, parts });
         }
     }
     for (i, r) in recs.iter().enumerate() {
@@ -53,11 +55,7 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
             }
         }
     }
-    let receipt_only = |r: &Rec| {
-        r.request
-            && !r.parts.is_empty()
-            && r.parts.iter().all(|p| p.user().is_some_and(|u| u.receipt))
-    };
+    let receipt_only = |r: &Rec| is_receipt_only(r);
     let protected = cfg.keep_tokens.is_some_and(|t| t > 0);
     if cfg.receipts && !protected {
         for (i, r) in recs.iter().enumerate() {
@@ -87,15 +85,21 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
             est.token_count(&dropped)
         )
     });
-    let tail = (cutoff..n).filter(|&i| keep[i].iter().any(|k| *k)).count();
+    let mut layout = Vec::new();
+    if cfg.receipts {
+        layout.push(Piece::Receipt);
+    }
+    layout.extend(first);
+    layout.extend(tail_pieces(recs, cutoff, &keep, false));
     Some(Outcome {
         to_summarize: Vec::new(),
         fates,
         previous_summary: None,
         position: 0,
         survivors: survivors(&keep),
-        other_messages: prepended + tail + usize::from(cfg.receipts),
+        other_messages: layout.len(),
         user_copies: Vec::new(),
         receipt,
+        layout,
     })
 }

@@ -3,6 +3,7 @@
 //! the `keep_user_messages` re-cut that loses the turns between the old and new tail start, the
 //! incremental anchor, and the receipt.
 
+use super::compacted::{tail_pieces, Piece};
 use super::estimate::{find_safe_cutoff, find_token_cutoff, Estimator};
 use super::history::{Rec, UserPart, LEGACY_SUMMARY_PREFIX, P};
 use super::transcript;
@@ -52,6 +53,8 @@ pub struct Outcome {
     /// Records whose user turns were re-inserted as copies after the summary.
     pub user_copies: Vec<usize>,
     pub receipt: Option<String>,
+    /// The compacted history, in order (`layout` turns it into the framework's records).
+    pub layout: Vec<Piece>,
 }
 
 /// Per record, per part: whether the part object survives into the compacted history.
@@ -71,12 +74,16 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
     for &(i, j) in &system {
         keep[i][j] = true;
     }
-    let (mut tail_start, mut copies, mut extra_whole) = (cutoff, Vec::new(), None);
+    let (mut tail_start, mut copies, mut first) = (cutoff, Vec::new(), None);
     if cfg.keep_user_messages {
         (copies, tail_start) = retain_user_turns(recs, cutoff, cfg, est, &mut keep);
     } else if cfg.preserve_first_user_message {
-        extra_whole = carry_first_user(recs, cutoff, &system, &mut keep);
+        first = carry_first_user(recs, cutoff, &system, &mut keep);
     }
+    let extra_whole = first
+        .as_ref()
+        .filter(|(f, parts)| parts.len() == recs[*f].parts.len())
+        .map(|(f, _)| *f);
     if cfg.keep_tokens.is_some_and(|t| t > 0)
         && (0..cutoff).all(|i| adds_nothing(recs[i], extra_whole == Some(i)))
     {
@@ -111,18 +118,42 @@ pub fn compact(recs: &[&Rec], cfg: &Config, est: &Estimator) -> Option<Outcome> 
             cfg.by
         )
     });
-    let tail = (tail_start..recs.len())
-        .filter(|&i| keep[i].iter().any(|k| *k))
-        .count();
+    let tail = tail_pieces(
+        recs,
+        tail_start,
+        &keep,
+        cfg.receipts && cfg.keep_tokens.is_none_or(|t| t == 0),
+    );
+    let mut layout: Vec<Piece> = Vec::new();
+    if !system.is_empty() {
+        layout.push(Piece::Standing(system.clone()));
+    }
+    if let Some((rec, parts)) = first.filter(|_| before == 1) {
+        layout.push(Piece::Record { rec, parts });
+    }
+    layout.push(Piece::Summary);
+    if cfg.receipts {
+        layout.push(Piece::Receipt);
+    }
+    layout.extend(copies.iter().cloned());
+    let other_messages = layout.len() - 1 + tail.len();
+    layout.extend(tail);
     Some(Outcome {
         to_summarize: (0..cutoff).collect(),
         fates,
         previous_summary,
         position: standing + before,
         survivors: survivors(&keep),
-        other_messages: standing + before + copies.len() + tail + usize::from(cfg.receipts),
-        user_copies: copies,
+        other_messages,
+        user_copies: copies
+            .iter()
+            .filter_map(|c| match c {
+                Piece::Copy { rec, .. } | Piece::Record { rec, .. } => Some(*rec),
+                _ => None,
+            })
+            .collect(),
         receipt,
+        layout,
     })
 }
 
@@ -139,25 +170,24 @@ pub fn survivors(keep: &Keep) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// The first user request before the cut is carried (`_kept_first_user_message`); returns
-/// it when it is carried whole (the same object).
+/// The first user request before the cut is carried (`_kept_first_user_message`): the record
+/// and the parts carried (all of them: the same object).
 fn carry_first_user(
     recs: &[&Rec],
     cutoff: usize,
     system: &[(usize, usize)],
     keep: &mut Keep,
-) -> Option<usize> {
+) -> Option<(usize, Vec<usize>)> {
     let first = first_user_message(recs).filter(|&f| f < cutoff)?;
     let carried: Vec<&str> = system
         .iter()
         .filter_map(|&(i, j)| system_text(recs, i, j))
         .collect();
     let kept = kept_first_user_parts(recs[first], &carried);
-    let whole = kept.len() == recs[first].parts.len();
-    for j in kept {
+    for &j in &kept {
         keep[first][j] = true;
     }
-    whole.then_some(first)
+    Some((first, kept))
 }
 
 /// The tail survives, without earlier summaries when the new one updated them; pins always.
@@ -287,16 +317,16 @@ fn previous_summary(recs: &[&Rec]) -> (Option<String>, Option<usize>) {
 }
 
 /// `_retain_user_turns`: user-turn copies (new objects, so their records are not kept) and the
-/// re-cut tail start. Returns (copied records, tail start).
+/// re-cut tail start. Returns (the copies, tail start).
 fn retain_user_turns(
     recs: &[&Rec],
     cutoff: usize,
     cfg: &Config,
     est: &Estimator,
     keep: &mut Keep,
-) -> (Vec<usize>, usize) {
-    // (record, parts kept by identity) per copy.
-    let mut copies: Vec<(usize, Vec<usize>)> = Vec::new();
+) -> (Vec<Piece>, usize) {
+    // (record, parts kept by identity, the copy) per copy.
+    let mut copies: Vec<(usize, Vec<usize>, Piece)> = Vec::new();
     for (i, r) in recs.iter().enumerate().take(cutoff) {
         if !r.request {
             continue;
@@ -306,7 +336,11 @@ fn retain_user_turns(
                 .filter(|&j| r.parts[j].user().is_none_or(|u| u.origin.is_none()))
                 .collect();
             if !genuine.is_empty() {
-                copies.push((i, genuine));
+                let piece = Piece::Record {
+                    rec: i,
+                    parts: genuine.clone(),
+                };
+                copies.push((i, genuine, piece));
             }
             continue;
         }
@@ -322,7 +356,8 @@ fn retain_user_turns(
                 .filter(|(_, u)| u.kept_copy)
                 .map(|(j, _)| *j)
                 .collect();
-            copies.push((i, same));
+            let parts = users.iter().map(|(j, _)| *j).collect();
+            copies.push((i, same, Piece::Copy { rec: i, parts }));
         }
     }
     let skip = if cfg.keep_messages == 0 {
@@ -330,7 +365,7 @@ fn retain_user_turns(
     } else {
         copies.len().saturating_sub(cfg.keep_messages)
     };
-    let mut copies: Vec<(usize, Vec<usize>)> = copies.into_iter().skip(skip).collect();
+    let mut copies: Vec<(usize, Vec<usize>, Piece)> = copies.into_iter().skip(skip).collect();
     let preserved: Vec<&Rec> = recs[cutoff..].to_vec();
     let mut start = cutoff;
     match cfg.keep_tokens {
@@ -338,7 +373,7 @@ fn retain_user_turns(
             let zero = copies
                 .iter()
                 .rev()
-                .take_while(|(i, _)| est.token_count(&[recs[*i]]) == 0)
+                .take_while(|(i, _, _)| est.token_count(&[recs[*i]]) == 0)
                 .count();
             copies = copies.split_off(copies.len() - zero);
             start += find_safe_cutoff(&preserved, 1);
@@ -351,10 +386,13 @@ fn retain_user_turns(
         }
         Some(_) => {}
     }
-    for (i, parts) in &copies {
+    for (i, parts, _) in &copies {
         for &j in parts {
             keep[*i][j] = true;
         }
     }
-    (copies.into_iter().map(|(i, _)| i).collect(), start)
+    (
+        copies.into_iter().map(|(_, _, piece)| piece).collect(),
+        start,
+    )
 }
