@@ -125,7 +125,10 @@ fn check(name: &str, g: &Value, preset_name: &str) -> Vec<String> {
     let Some(persisted) = persisted else {
         return vec!["no persisted event log".into()];
     };
-    let fresh_id = persisted.last().unwrap()["id"].as_str().unwrap().to_string();
+    let fresh_id = persisted.last().unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let golden_id = |v: &Value| normalise(v.as_array().unwrap(), "");
     let view = after.history.as_array().unwrap();
     bad.extend(differences(
@@ -146,9 +149,10 @@ fn check(name: &str, g: &Value, preset_name: &str) -> Vec<String> {
         .iter()
         .map(|m| m.id.as_deref().unwrap())
         .collect();
-    if !first_ids.iter().all(|id| ids.contains(id)) || after.session.format != Format::OpenHands
-    {
-        bad.push(format!("session does not read back the View: {first_ids:?}"));
+    if !first_ids.iter().all(|id| ids.contains(id)) || after.session.format != Format::OpenHands {
+        bad.push(format!(
+            "session does not read back the View: {first_ids:?}"
+        ));
     }
     bad
 }
@@ -188,11 +192,17 @@ fn the_compacted_session_holds_the_summary_where_the_view_has_it() {
         .unwrap();
     let a = analysis(&name, &g);
     let after = compacted("openhands", &a, &g);
-    let at = g["expected"]["summary_inserted"]["position"].as_u64().unwrap() as usize;
+    let at = g["expected"]["summary_inserted"]["position"]
+        .as_u64()
+        .unwrap() as usize;
     let m = &after.session.messages[at];
     assert_eq!(m.role, Role::User);
     assert!(matches!(&m.parts[..], [Part::Summary { text }] if text == "SUMMARY-1"));
-    let again = Analysis::new(after.session.clone(), &Registry::bundled(), &Options::default());
+    let again = Analysis::new(
+        after.session.clone(),
+        &Registry::bundled(),
+        &Options::default(),
+    );
     let plan = preset::run(
         preset::find("openhands").unwrap(),
         &PlanInput::new(&again),
@@ -208,7 +218,10 @@ fn ctxray(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_ctxray"))
         .args(args)
         .env("NO_COLOR", "1")
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("ctxray-test-cache"))
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("ctxray-test-cache"),
+        )
         .output()
         .unwrap()
 }
@@ -222,18 +235,37 @@ fn the_written_event_log_loads_back_and_plans_to_the_view() {
     let input_s = input.to_str().unwrap();
     let out_s = out.to_str().unwrap();
     let sets = ["--set", "max_size=20", "--set", "keep_first=2"];
-    let mut args = vec!["compact", input_s, "--preset", "openhands", "--force", "-o", out_s];
+    let mut args = vec![
+        "compact",
+        input_s,
+        "--preset",
+        "openhands",
+        "--force",
+        "-o",
+        out_s,
+    ];
     args.extend(sets);
     let run = ctxray(&args);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let written = std::fs::read_to_string(&out).unwrap();
     let original = std::fs::read_to_string(&input).unwrap();
-    assert!(written.starts_with(&original), "the events are kept, in order");
+    assert!(
+        written.starts_with(&original),
+        "the events are kept, in order"
+    );
     let last: Value = serde_json::from_str(written.lines().last().unwrap()).unwrap();
     assert_eq!(last["kind"], "Condensation");
     assert_eq!(written.lines().count(), original.lines().count() + 1);
     let report = ctxray(&["report", out_s, "--json"]);
-    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
     let r: Value = serde_json::from_slice(&report.stdout).unwrap();
     assert_eq!(r["source"]["format"], "openhands");
     assert_eq!(r["marks"].as_array().unwrap().len(), 1);
@@ -242,8 +274,65 @@ fn the_written_event_log_loads_back_and_plans_to_the_view() {
     let plan = ctxray(&args);
     let p: Value = serde_json::from_slice(&plan.stdout).unwrap();
     assert_eq!(p["trigger"]["fired"], false);
-    let g: Value = serde_json::from_str(&std::fs::read_to_string(dir().join("just_above.golden.json")).unwrap()).unwrap();
+    let g: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir().join("just_above.golden.json")).unwrap(),
+    )
+    .unwrap();
     let want = &g["expected"]["compacted_history_len"];
     assert_eq!(&p["trigger"]["value"], want, "{}", p["trigger"]["reason"]);
     let _ = std::fs::remove_file(&out);
+}
+
+/// Another format is converted to events first (the preset's `events::synthesized`); its
+/// compacted history is event-shaped as well: the View of those events with the summary event
+/// at the offset, and the log with the `Condensation`, whose forgotten ids are exactly the
+/// events the View lost.
+#[test]
+fn a_source_in_another_format_compacts_to_the_same_event_shape() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/openai-chat/completion-log.json");
+    let session = load_path(&path, None).unwrap();
+    assert_eq!(session.format, Format::OpenAiChat);
+    let a = Analysis::new(session, &Registry::bundled(), &Options::default());
+    let p = preset::find("openhands").unwrap();
+    let input = PlanInput::new(&a);
+    let sets = ["max_size=6".to_string(), "keep_first=1".to_string()];
+    let plan = preset::run(p, &input, &sets).unwrap();
+    assert!(plan.trigger.fired, "{}", plan.trigger.reason);
+    let after = p.compacted(&input, &plan, Some("the summary"));
+    assert_eq!(after.format, Some(Format::OpenHands));
+    let view = after.history.as_array().unwrap();
+    let log = after.persisted.as_ref().unwrap().as_array().unwrap();
+    let condensation = log.last().unwrap();
+    assert_eq!(condensation["kind"], "Condensation");
+    let offset = condensation["summary_offset"].as_u64().unwrap() as usize;
+    assert_eq!(view[offset]["kind"], "CondensationSummaryEvent");
+    assert_eq!(view[offset]["summary"], "the summary");
+    let id = |v: &Value| v["id"].as_str().unwrap().to_string();
+    let forgotten: Vec<String> = condensation["forgotten_event_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let in_view: Vec<String> = view.iter().map(id).collect();
+    let events: Vec<String> = log[..log.len() - 1].iter().map(id).collect();
+    let mut lost: Vec<String> = events
+        .iter()
+        .filter(|e| !in_view.contains(e))
+        .cloned()
+        .collect();
+    let mut want = forgotten.clone();
+    lost.sort();
+    want.sort();
+    assert!(!want.is_empty());
+    assert_eq!(lost, want);
+    // Read back: the kept messages, and the summary as a user message where the View has it.
+    let kept = plan.split.pinned.len() + plan.split.kept.len();
+    assert_eq!(after.session.messages.len(), kept + 1);
+    assert!(after
+        .session
+        .messages
+        .iter()
+        .any(|m| matches!(&m.parts[..], [Part::Summary { text }] if text == "the summary")));
 }

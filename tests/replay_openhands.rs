@@ -30,8 +30,18 @@ fn event(n: usize, kind: &str, source: &str, body: Value) -> Value {
 fn event_log(events: usize, own_condensation: bool) -> String {
     let text = |t: &str| json!([{"type": "text", "text": t}]);
     let mut out = vec![
-        event(0, "SystemPromptEvent", "agent", json!({"system_prompt": {"type": "text", "text": "You are OpenHands agent."}, "tools": []})),
-        event(1, "MessageEvent", "user", json!({"llm_message": {"role": "user", "content": text("Migrate every module to the new logging API.")}})),
+        event(
+            0,
+            "SystemPromptEvent",
+            "agent",
+            json!({"system_prompt": {"type": "text", "text": "You are OpenHands agent."}, "tools": []}),
+        ),
+        event(
+            1,
+            "MessageEvent",
+            "user",
+            json!({"llm_message": {"role": "user", "content": text("Migrate every module to the new logging API.")}}),
+        ),
     ];
     let mut round = 0;
     let mut extra = 0;
@@ -59,7 +69,12 @@ fn event_log(events: usize, own_condensation: bool) -> String {
             })));
         }
         if round % 5 == 4 {
-            out.push(event(out.len(), "ConversationStateUpdateEvent", "environment", json!({"key": "execution_status", "value": "running"})));
+            out.push(event(
+                out.len(),
+                "ConversationStateUpdateEvent",
+                "environment",
+                json!({"key": "execution_status", "value": "running"}),
+            ));
         }
         if own_condensation && round == 12 {
             let forgotten: Vec<Value> = out[2..20].iter().map(|e| e["id"].clone()).collect();
@@ -109,7 +124,12 @@ fn the_trigger_counts_the_view_and_a_condensation_brings_it_to_about_half() {
         // keep_first 2, the summary, and the newest 40 // 2 - 2 - 1 = 17 (fewer where the cut
         // moves on to keep a batch whole), then the events of the next request.
         if let Some(next) = r.steps.get(i + 1) {
-            assert!((17..=25).contains(&next.value), "{} after {}", next.value, i);
+            assert!(
+                (17..=25).contains(&next.value),
+                "{} after {}",
+                next.value,
+                i
+            );
         }
     }
     check_count(&log, 40, &r);
@@ -125,12 +145,19 @@ fn check_count(log: &str, max_size: usize, r: &Replay) {
         .filter(|l| !l.contains("\"ConversationStateUpdateEvent\""))
         .count();
     let n = r.compactions.len();
-    let (least, most) = (view_events / (max_size + 2) - 1, view_events / (max_size / 2) + 1);
+    let (least, most) = (
+        view_events / (max_size + 2) - 1,
+        view_events / (max_size / 2) + 1,
+    );
     assert!(
         (least..=most).contains(&n),
         "max_size {max_size}: {n} compactions for {view_events} view events, want {least}..={most}"
     );
-    assert!(n * 3 < r.steps.len(), "{n} compactions in {} checks", r.steps.len());
+    assert!(
+        n * 3 < r.steps.len(),
+        "{n} compactions in {} checks",
+        r.steps.len()
+    );
 }
 
 #[test]
@@ -163,4 +190,3 @@ fn the_file_s_own_condensation_is_not_replayed() {
     assert_eq!(a, b, "first difference at step {at:?}");
     assert_eq!(plain.compactions.len(), with_own.compactions.len());
 }
-

@@ -75,7 +75,10 @@ impl History {
         if from >= to {
             return;
         }
-        let copy = self.own_buffer.then(|| self.copy_span(a, from, to)).flatten();
+        let copy = self
+            .own_buffer
+            .then(|| self.copy_span(a, from, to))
+            .flatten();
         for i in from..to.min(a.session.messages.len()) {
             let mut m = a.session.messages[i].clone();
             let count = a.counts.messages.get(i).copied().unwrap_or_default();
@@ -122,7 +125,8 @@ impl History {
     /// in order, each message's record is copied alone).
     fn copy_span(&mut self, a: &Analysis, from: usize, to: usize) -> Option<(usize, usize, usize)> {
         let source = a.session.buffer.as_slice();
-        let first_raw = |range: &[Message]| range.iter().find_map(|m| m.raw.as_ref().map(|r| r.start));
+        let first_raw =
+            |range: &[Message]| range.iter().find_map(|m| m.raw.as_ref().map(|r| r.start));
         let messages = &a.session.messages;
         let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(source.len());
         let start = self

@@ -94,7 +94,12 @@ fn condensation(d: &Decided, summary: Option<&str>, clock: &str) -> Map<String, 
     }
     m.insert(
         "forgotten_event_ids".into(),
-        Value::Array(forgotten.iter().map(|s| Value::String(s.to_string())).collect()),
+        Value::Array(
+            forgotten
+                .iter()
+                .map(|s| Value::String(s.to_string()))
+                .collect(),
+        ),
     );
     if let Some(text) = summary {
         m.insert("summary".into(), Value::String(text.to_string()));

@@ -53,7 +53,11 @@ fn raw_records(session: &Session) -> Vec<Record> {
         if start < cursor || end > buffer.len() || start > end {
             continue;
         }
-        gap_records(buffer.get(cursor..start).unwrap_or_default(), usize::MAX, &mut out);
+        gap_records(
+            buffer.get(cursor..start).unwrap_or_default(),
+            usize::MAX,
+            &mut out,
+        );
         let value = buffer
             .get(start..end)
             .and_then(|b| serde_json::from_slice::<Value>(b).ok())
