@@ -6,7 +6,10 @@
 //! provider usage the file recorded, which describes the original history, with the replay's
 //! own exact count), taking over the history a framework left after a compaction (its own
 //! records, counted afresh), keeping source indices unique across the two, and the
-//! `PlanInput` a preset reads. Must not: run presets or decide anything.
+//! `PlanInput` a preset reads. Once the history has its own records (after a compaction),
+//! appended messages bring the source bytes between them along, so a framework that reads the
+//! records between messages (OpenHands: a batch's later actions, condensation requests) finds
+//! them. Must not: run presets or decide anything.
 
 use crate::analysis::{Analysis, WindowSource};
 use crate::compaction::after::After;
@@ -28,6 +31,8 @@ pub struct History {
     own_buffer: bool,
     /// The first original source record not yet in the history's records.
     next_record: usize,
+    /// With an own buffer: the first byte of the source not yet copied into it.
+    copied: Option<usize>,
 }
 
 impl History {
@@ -51,6 +56,7 @@ impl History {
             shift: 0,
             own_buffer: false,
             next_record: 0,
+            copied: None,
         }
     }
 
@@ -69,6 +75,10 @@ impl History {
         if from >= to {
             return;
         }
+        let copy = self
+            .own_buffer
+            .then(|| self.copy_span(a, from, to))
+            .flatten();
         for i in from..to.min(a.session.messages.len()) {
             let mut m = a.session.messages[i].clone();
             let count = a.counts.messages.get(i).copied().unwrap_or_default();
@@ -82,12 +92,7 @@ impl History {
                 }
             }
             if self.own_buffer {
-                m.raw = a.session.raw_record(&m).map(|bytes| {
-                    let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
-                    let start = buffer.len();
-                    buffer.extend_from_slice(bytes);
-                    start..buffer.len()
-                });
+                m.raw = self.copy_raw(a, &m, copy.as_ref());
             }
             self.total += count.total();
             self.counts.messages.push(count);
@@ -111,6 +116,55 @@ impl History {
             self.session.source.records = self.session.source.record_indices.len();
         }
         self.grouping = group_messages(&self.session);
+    }
+
+    /// With an own buffer, copies the source bytes from the first record of message `from` (or
+    /// where the last copy ended) to the first record of message `to`, so the records between
+    /// messages (a batch's later actions, requests, state updates) come along; returns where
+    /// the span starts in the source and in the buffer (`None`: the source's records are not
+    /// in order, each message's record is copied alone).
+    fn copy_span(&mut self, a: &Analysis, from: usize, to: usize) -> Option<(usize, usize, usize)> {
+        let source = a.session.buffer.as_slice();
+        let first_raw =
+            |range: &[Message]| range.iter().find_map(|m| m.raw.as_ref().map(|r| r.start));
+        let messages = &a.session.messages;
+        let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(source.len());
+        let start = self
+            .copied
+            .or_else(|| first_raw(messages.get(from..to).unwrap_or_default()))?;
+        let ordered = messages
+            .get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|m| m.raw.as_ref())
+            .all(|r| r.start >= start && r.end <= end);
+        let bytes = source.get(start..end).filter(|_| ordered)?;
+        let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
+        let base = buffer.len();
+        buffer.extend_from_slice(bytes);
+        self.copied = Some(end);
+        Some((start, end, base))
+    }
+
+    /// Where message `m`'s record lies in the own buffer: inside the span just copied, else
+    /// copied alone.
+    fn copy_raw(
+        &mut self,
+        a: &Analysis,
+        m: &Message,
+        span: Option<&(usize, usize, usize)>,
+    ) -> Option<std::ops::Range<usize>> {
+        let raw = m.raw.clone()?;
+        if let Some(&(start, end, base)) = span {
+            if raw.start >= start && raw.end <= end {
+                return Some(base + raw.start - start..base + raw.end - start);
+            }
+        }
+        let bytes = a.session.raw_record(m)?;
+        let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
+        let at = buffer.len();
+        buffer.extend_from_slice(bytes);
+        Some(at..buffer.len())
     }
 
     /// What a preset reads of this history: the analysis' window, model and counter.
@@ -174,6 +228,7 @@ impl History {
             shift: past.saturating_sub(next_source),
             own_buffer: true,
             next_record: next_source,
+            copied: None,
         }
     }
 }

@@ -12,6 +12,8 @@
 //! - `Condensation` → a `condensation` mark, plus a user message holding the summary when it
 //!   has one (in the LLM view the SDK inserts that summary as a user message at
 //!   `summary_offset`; in the raw history the `Condensation` record is what carries it).
+//! - `CondensationSummaryEvent` (the summary as it stands in a View, which is how a compacted
+//!   history is dumped) → a user message holding the summary, as its `to_llm_message` is.
 //! - `ConversationStateUpdateEvent` → model, reported window and per-request usage (see
 //!   `stats`); other known bookkeeping events are consumed; anything else (including
 //!   `ConversationErrorEvent` and `ACPToolCallEvent`, which the user should see) is an Event.
@@ -80,6 +82,12 @@ impl Builder {
                 self.error_result(item, error);
             }
             "Condensation" => self.condensation(item),
+            "CondensationSummaryEvent" => {
+                let mut msg = self.new_message(Role::User, item);
+                let text = str_at(v, "summary").unwrap_or_default().to_string();
+                msg.parts.push(Part::Summary { text });
+                self.push(msg);
+            }
             "ConversationStateUpdateEvent" => self.state_update(v),
             known if BOOKKEEPING.contains(&known) => {}
             other => self.unknown(item, if other.is_empty() { "event" } else { other }),

@@ -35,6 +35,8 @@ import datetime as dt
 import importlib.metadata as md
 import json
 import logging
+import tempfile
+import uuid
 
 from pydantic import SecretStr
 
@@ -45,7 +47,10 @@ from litellm.types.utils import Choices, ModelResponse, Usage  # noqa: E402
 from litellm.types.utils import Message as LiteMessage  # noqa: E402
 
 import openhands.sdk.llm.llm as llm_module  # noqa: E402
-from openhands.sdk import LLM  # noqa: E402
+from openhands.sdk import LLM, Agent  # noqa: E402
+from openhands.sdk.conversation.state import ConversationState  # noqa: E402
+from openhands.sdk.io import InMemoryFileStore  # noqa: E402
+from openhands.sdk.workspace import LocalWorkspace  # noqa: E402
 from openhands.sdk.context.condenser import LLMSummarizingCondenser  # noqa: E402
 from openhands.sdk.context.condenser.base import (  # noqa: E402
     NoCondensationAvailableException,
@@ -703,6 +708,61 @@ def summarizer_messages(call: dict) -> tuple[list[dict], list[str]]:
     return out, notes
 
 
+# Values the SDK makes up when it condenses: the Condensation's uuid4 and clock reading, and
+# the clock reading of every CondensationSummaryEvent (`Condensation.summary_event` builds a
+# new one, stamped `datetime.now()`, each time a View is derived). They are replaced by these
+# markers so that the goldens are byte-identical across runs; everything else is as dumped.
+FRESH_ID = "<fresh uuid4>"
+FRESH_CLOCK = "<clock>"
+
+
+def dump(ev: Event) -> dict:
+    """An event exactly as the SDK's EventStore writes it, as a JSON object (key order kept)."""
+    line = ev.model_dump_json(exclude_none=True)
+    obj = json.loads(line)
+    assert json.dumps(obj, ensure_ascii=False, separators=(",", ":")) == line
+    return obj
+
+
+def persist(lines: list[str], condensation: Condensation, input_ids: set[str]):
+    """Resumes a real ConversationState whose event files are the input lines (a conversation
+    an earlier session wrote), then appends the Condensation through
+    `ConversationState.append_event`, the single chokepoint the conversation's default
+    callback uses (it stamps `parent_id`). Returns the event files read back in index order,
+    and the state's View after the append."""
+    store = InMemoryFileStore()
+    conversation_id = uuid.UUID(int=0xC0DE)
+    workspace = LocalWorkspace(working_dir=tempfile.gettempdir())
+    fresh = ConversationState.create(
+        id=conversation_id, agent=Agent(llm=fake_llm("agent"), tools=[]), workspace=workspace, file_store=store
+    )
+    for i, line in enumerate(lines):
+        store.write(fresh.events._path(i, event_id=json.loads(line)["id"]), line)
+    state = ConversationState.create(id=conversation_id, agent=None, workspace=workspace, file_store=store)
+    assert len(state.events) == len(lines)
+    state.append_event(condensation)
+    names = sorted(
+        (p for p in store.list("events") if os.path.basename(p).startswith("event-")),
+        key=lambda p: int(os.path.basename(p).split("-")[1]),
+    )
+    persisted = [json.loads(store.read(p)) for p in names]
+    for obj, line in zip(persisted, (store.read(p) for p in names)):
+        assert json.dumps(obj, ensure_ascii=False, separators=(",", ":")) == line
+    view = [dump(ev) for ev in state.view.events]
+    cond = persisted[-1]
+    assert cond["kind"] == "Condensation" and cond["id"] == condensation.id
+    assert cond["id"] not in input_ids and uuid.UUID(cond["id"]).version == 4
+    dt.datetime.fromisoformat(cond["timestamp"])
+    cond["id"], cond["timestamp"] = FRESH_ID, FRESH_CLOCK
+    for obj in view:
+        if obj["kind"] == "CondensationSummaryEvent":
+            dt.datetime.fromisoformat(obj["timestamp"])
+            obj["timestamp"] = FRESH_CLOCK
+            if obj["id"] == f"{condensation.id}-summary":
+                obj["id"] = f"{FRESH_ID}-summary"
+    return persisted, view
+
+
 def run_case(name, build):
     h, settings, extra = build()
     tokens_edge = settings if isinstance(settings, str) else None
@@ -773,6 +833,7 @@ def run_case(name, build):
                 break
 
     kept, summarized, notes = set(), set(), []
+    after_out = {"view_events": None, "persisted_events": None}
     summary_inserted = None
     compacted_sources = []
     condensation_out = None
@@ -827,6 +888,12 @@ def run_case(name, build):
         }
         compacted_len = len(after.events)
         compacted_msgs = len(type(after.events[0]).events_to_messages(after.events)) if after.events else 0
+        persisted, view_dump = persist(lines, result, set(src_index))
+        assert [e.id for e in after.events] == [
+            e["id"].replace(FRESH_ID, result.id) for e in view_dump
+        ], f"{name}: the conversation's View differs from View.from_events"
+        assert persisted[:-1] == [json.loads(line) for line in lines]
+        after_out = {"view_events": view_dump, "persisted_events": persisted}
     else:
         assert not calls
         for pos, ev in enumerate(result.events):
@@ -894,6 +961,11 @@ def run_case(name, build):
             "compacted_history_len": compacted_len,
             "compacted_history_sources": compacted_sources,
             "compacted_llm_messages_len": compacted_msgs,
+            "fresh": {
+                "Condensation": ["id", "timestamp", "llm_response_id"],
+                "CondensationSummaryEvent": ["id", "timestamp"],
+            },
+            **after_out,
         },
         "notes": notes,
     }

@@ -27,7 +27,9 @@ impl Record {
     }
 }
 
-/// All records of the session in order.
+/// All records of the session in order. A `Condensation` is applied only where the session
+/// holds it as one of its compactions (a `condensation` mark): a replay's history holds none
+/// of the file's own (the preset's are replayed instead).
 pub fn records(session: &Session) -> Vec<Record> {
     if session.format == Format::OpenHands {
         raw_records(session)
@@ -46,11 +48,16 @@ fn raw_records(session: &Session) -> Vec<Record> {
         .filter_map(|m| m.raw.clone().map(|r| (r.start, r.end, m.index)))
         .collect();
     spans.sort_unstable();
+    let mut last = None;
     for (start, end, index) in spans {
         if start < cursor || end > buffer.len() || start > end {
             continue;
         }
-        gap_records(buffer.get(cursor..start).unwrap_or_default(), &mut out);
+        gap_records(
+            buffer.get(cursor..start).unwrap_or_default(),
+            usize::MAX,
+            &mut out,
+        );
         let value = buffer
             .get(start..end)
             .and_then(|b| serde_json::from_slice::<Value>(b).ok())
@@ -60,22 +67,45 @@ fn raw_records(session: &Session) -> Vec<Record> {
             msg: Some(index),
         });
         cursor = end;
+        last = Some(index);
     }
-    gap_records(buffer.get(cursor..).unwrap_or_default(), &mut out);
+    let rest = buffer.get(cursor..).unwrap_or_default();
+    gap_records(rest, trailing_records(session, last), &mut out);
     attach_batches(&mut out);
+    if !session.marks.iter().any(|m| m.kind == "condensation") {
+        out.retain(|r| r.kind() != "Condensation");
+    }
     out
 }
 
-/// JSON objects between two message records (array punctuation and blank or broken lines are
-/// skipped).
-fn gap_records(bytes: &[u8], out: &mut Vec<Record>) {
+/// How many records of the session follow its last message's record: the buffer may hold
+/// more (a replay's history shares the whole file's bytes), and those are not the session's.
+fn trailing_records(session: &Session, last: Option<usize>) -> usize {
+    let records = &session.source.record_indices;
+    if records.is_empty() {
+        return usize::MAX;
+    }
+    let after = last
+        .and_then(|i| session.messages.get(i))
+        .map(|m| m.source_index);
+    match after {
+        Some(at) => records.len() - records.partition_point(|&r| r <= at),
+        None => records.len(),
+    }
+}
+
+/// JSON objects between two message records (array punctuation and blank lines are skipped),
+/// at most `limit` records (a broken line counts as one).
+fn gap_records(bytes: &[u8], limit: usize, out: &mut Vec<Record>) {
     let mut i = 0usize;
-    while i < bytes.len() {
+    let mut seen = 0usize;
+    while i < bytes.len() && seen < limit {
         let b = bytes.get(i).copied().unwrap_or(b' ');
         if b.is_ascii_whitespace() || matches!(b, b',' | b'[' | b']') {
             i += 1;
             continue;
         }
+        seen += 1;
         let rest = bytes.get(i..).unwrap_or_default();
         let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
         match stream.next() {
@@ -144,6 +174,10 @@ fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
             "system_prompt": {"type": "text", "text": joined_text(m)}, "tools": [],
         })],
         Role::Event => Vec::new(),
+        Role::User if is_summary(m) => vec![json!({
+            "id": id, "source": "environment", "summary": joined_text(m),
+            "kind": "CondensationSummaryEvent",
+        })],
         Role::Assistant if m.client_calls().next().is_some() => synth_actions(m, &id),
         _ => {
             let mut out = synth_results(m, &id, names);
@@ -159,6 +193,11 @@ fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
             out
         }
     }
+}
+
+/// A message that is only an earlier summary: in OpenHands it is a `CondensationSummaryEvent`.
+fn is_summary(m: &Message) -> bool {
+    !m.parts.is_empty() && m.parts.iter().all(|p| matches!(p, Part::Summary { .. }))
 }
 
 fn joined_text(m: &Message) -> String {

@@ -4,8 +4,10 @@
 //! Pipeline: `events` (the raw records, or OpenHands-shaped events from the common model) →
 //! `view` (`View.from_events`) → `count` (the TOKENS measure) → `cut` (reasons, forgotten
 //! range, fallbacks) → `render` (`str(event)`) or `fixed` (whole events) → `findings`.
+//! `after` carries a plan out: the `Condensation`, the View it leaves and the event log.
 //! This file owns the presets' parameters and assembling the `Plan`.
 
+mod after;
 mod consts;
 mod count;
 mod cut;
@@ -17,6 +19,7 @@ mod view;
 
 use std::collections::BTreeSet;
 
+use crate::compaction::after::After;
 use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
@@ -77,6 +80,9 @@ impl Preset for OpenHands {
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         build(self, input, settings, false)
     }
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        after::compacted(self, input, plan, summary)
+    }
 }
 
 impl Preset for OpenHandsFixed {
@@ -94,6 +100,9 @@ impl Preset for OpenHandsFixed {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         build(self, input, settings, true)
+    }
+    fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+        after::compacted(self, input, plan, summary)
     }
 }
 
@@ -132,22 +141,54 @@ fn params(
     Ok(p)
 }
 
+/// The condenser's view of `input` and its decision under `settings`.
+pub(crate) struct Decided {
+    records: Vec<Record>,
+    view: View,
+    decision: Decision,
+    params: Params,
+    /// The forgotten range of the view (empty when nothing is condensed); the summary goes
+    /// at its start.
+    forgotten: (usize, usize),
+}
+
+fn decided(
+    preset: &dyn Preset,
+    input: &PlanInput,
+    settings: &Settings,
+) -> Result<Decided, PlanError> {
+    let params = params(preset, input, settings)?;
+    let records = events::records(input.session);
+    let view = View::from_records(&records);
+    let costs = count::Costs::new(&records, &view.events, input.counter);
+    let decision = cut::decide(&view, &records, &costs, &params);
+    let forgotten = match decision.outcome {
+        Outcome::Condense { start, end } => (start, end),
+        Outcome::HardReset { start, .. } => (start, view.events.len()),
+        _ => (0, 0),
+    };
+    Ok(Decided {
+        records,
+        view,
+        decision,
+        params,
+        forgotten,
+    })
+}
+
 fn build(
     preset: &dyn Preset,
     input: &PlanInput,
     settings: &Settings,
     fixed: bool,
 ) -> Result<Plan, PlanError> {
-    let p = params(preset, input, settings)?;
-    let records = events::records(input.session);
-    let view = View::from_records(&records);
-    let costs = count::Costs::new(&records, &view.events, input.counter);
-    let d = cut::decide(&view, &records, &costs, &p);
-    let (pin_end, forget_end) = match d.outcome {
-        Outcome::Condense { start, end } => (start, end),
-        Outcome::HardReset { start, .. } => (start, view.events.len()),
-        _ => (0, 0),
-    };
+    let Decided {
+        records,
+        view,
+        decision: d,
+        params: p,
+        forgotten: (pin_end, forget_end),
+    } = decided(preset, input, settings)?;
     let forgotten = view.events.get(pin_end..forget_end).unwrap_or_default();
     let split = split_of(input, &view, pin_end, forget_end);
     let (summarizer, mut findings) = if forgotten.is_empty() {
