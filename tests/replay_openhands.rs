@@ -190,3 +190,52 @@ fn the_file_s_own_condensation_is_not_replayed() {
     assert_eq!(a, b, "first difference at step {at:?}");
     assert_eq!(plain.compactions.len(), with_own.compactions.len());
 }
+
+/// Until the first compaction, each check measures what `plan` measures on the file cut just
+/// before that check's request — including the first check, before any message of the history,
+/// when the file opens with state updates and an action (as a resumed SDK log can).
+#[test]
+fn before_any_compaction_each_check_measures_the_file_cut_there() {
+    let mut lines: Vec<String> = (0..3)
+        .map(|n| {
+            event(
+                n,
+                "ConversationStateUpdateEvent",
+                "environment",
+                json!({"key": "execution_status", "value": "running"}),
+            )
+            .to_string()
+        })
+        .collect();
+    // No system prompt or task: the first request is the first event after the updates.
+    let body = event_log(24, false);
+    lines.extend(body.lines().skip(2).map(str::to_string));
+    let log: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let r = replayed(&log, 1000);
+    assert!(r.compactions.is_empty());
+    let p = preset::find("openhands").unwrap();
+    for s in &r.steps {
+        let cut: String = lines[..s.source_index.min(lines.len())]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let want = if cut.is_empty() {
+            0
+        } else {
+            let session = load_bytes(
+                cut.into_bytes(),
+                None,
+                "cut.jsonl",
+                Some(ctxray::session::Format::OpenHands),
+            )
+            .unwrap();
+            let a = Analysis::new(session, &Registry::bundled(), &Options::default());
+            let sets = vec!["max_size=1000".to_string()];
+            preset::run(p, &preset::PlanInput::new(&a), &sets)
+                .unwrap()
+                .trigger
+                .value
+        };
+        assert_eq!(s.value, want, "check before record {}", s.source_index);
+    }
+}

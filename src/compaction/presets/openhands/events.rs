@@ -83,7 +83,10 @@ fn raw_records(session: &Session) -> Vec<Record> {
 fn trailing_records(session: &Session, last: Option<usize>) -> usize {
     let records = &session.source.record_indices;
     if records.is_empty() {
-        return usize::MAX;
+        // A history that holds nothing yet (a replay before its first message) has no records
+        // of its own; a source without a list of records has all the buffer's.
+        let nothing_yet = session.messages.is_empty() && session.source.records == 0;
+        return if nothing_yet { 0 } else { usize::MAX };
     }
     let after = last
         .and_then(|i| session.messages.get(i))
