@@ -157,7 +157,7 @@ pub enum Command {
         source: String,
         #[command(flatten)]
         preset: PresetArgs,
-        /// The page to write.
+        /// The page to write (`-` writes it to stdout).
         #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
         output: PathBuf,
         /// Overwrite OUT if it exists.
@@ -522,12 +522,7 @@ fn compact(
         return Err(unsupported(format, "compact"));
     }
     if let Some(out) = output.filter(|_| !to_stdout) {
-        if out.exists() && !force {
-            return Err(anyhow!(
-                "{}: exists; give --force to overwrite it",
-                out.display()
-            ));
-        }
+        crate::write::check_output(out, force)?;
     }
     let (analysis, plan) = planned(source, preset, common)?;
     let (name, summary, masked) = match summarizer.summarizer {
