@@ -115,3 +115,37 @@ fn export_to_dash_writes_the_page_to_stdout_not_a_file_named_dash() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("<!doctype html>"));
     assert!(names(dir.path()).is_empty());
 }
+
+#[test]
+fn huge_or_negative_numbers_are_usage_errors_not_panics() {
+    let max = "18446744073709551615";
+    refused(
+        &ctxray(&[
+            "replay",
+            DEMO,
+            "--preset",
+            "dimos",
+            "--set",
+            "context_window=6000",
+            "--summary-tokens",
+            max,
+        ]),
+        "from 0 to 1000000",
+    );
+    refused(
+        &ctxray(&["report", DEMO, "--window", max]),
+        "from 1 to 1000000000000",
+    );
+    refused(&ctxray(&["report", DEMO, "--window", "0"]), "from 1 to");
+    for set in [
+        "context_window=9223372036854775807",
+        "context_window=-1",
+        "trigger_ratio=-0.5",
+        "trigger_ratio=1e300",
+    ] {
+        refused(
+            &ctxray(&["plan", DEMO, "--preset", "dimos", "--set", set]),
+            "from 0 to 1000000000000",
+        );
+    }
+}
