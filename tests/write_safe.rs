@@ -1,8 +1,9 @@
 //! Hostile command lines on the binary: `-o` at what is not a regular file, numbers beyond any
 //! sane range, and a reader that closes stdout early.
 
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn ctxray(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_ctxray"))
@@ -147,5 +148,44 @@ fn huge_or_negative_numbers_are_usage_errors_not_panics() {
             &ctxray(&["plan", DEMO, "--preset", "dimos", "--set", set]),
             "from 0 to 1000000000000",
         );
+    }
+}
+
+/// A session whose `report --json` is far larger than a pipe's buffer.
+fn large_session(dir: &Path) -> std::path::PathBuf {
+    let messages: Vec<_> = (0..6000)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "content": format!("message {i}: hello there")})
+        })
+        .collect();
+    let path = dir.join("big.json");
+    std::fs::write(
+        &path,
+        serde_json::json!({ "messages": messages }).to_string(),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_reader_that_closes_stdout_early_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = large_session(dir.path());
+    for format in ["--json", "--no-color"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+            .args(["report", format])
+            .arg(&big)
+            .env("CTXRAY_NO_CACHE", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 10];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        assert!(stderr.is_empty(), "{format}: {stderr}");
     }
 }
