@@ -1,4 +1,5 @@
-//! The `ctxray` binary: parse arguments, run the command, print an error as one line.
+//! The `ctxray` binary: parse arguments, run the command, print an error as one line (none when
+//! stdout was closed by its reader: that ends quietly with exit 0).
 
 use clap::Parser;
 
@@ -18,9 +19,14 @@ fn main() {
     std::process::exit(code);
 }
 
+/// A reader that closed stdout early (`| head`) ends the output quietly: whether the write
+/// failed directly or inside a serialiser, which keeps the I/O error inside its own.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || e.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(BrokenPipe))
     })
 }

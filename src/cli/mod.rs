@@ -8,6 +8,7 @@ mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
 mod loading;
+mod numbers;
 mod plan_cmd;
 mod presets_cmd;
 mod progress_line;
@@ -125,7 +126,7 @@ pub enum Command {
         #[command(flatten)]
         preset: PresetArgs,
         /// Model each summary as exactly N tokens instead of the offline digest.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = numbers::summary_tokens)]
         summary_tokens: Option<usize>,
         /// Two configurations to compare: each a preset name or `K=V,...` over --preset.
         #[arg(long, num_args = 2, value_names = ["A", "B"])]
@@ -157,7 +158,7 @@ pub enum Command {
         source: String,
         #[command(flatten)]
         preset: PresetArgs,
-        /// The page to write.
+        /// The page to write (`-` writes it to stdout).
         #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
         output: PathBuf,
         /// Overwrite OUT if it exists.
@@ -251,7 +252,7 @@ pub struct Common {
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// Context window in tokens, overriding the source and the registry.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = numbers::window)]
     pub window: Option<u64>,
     /// Tokenizer to count with.
     #[arg(long, value_name = "ENC", value_parser = parse_encoding)]
@@ -522,12 +523,7 @@ fn compact(
         return Err(unsupported(format, "compact"));
     }
     if let Some(out) = output.filter(|_| !to_stdout) {
-        if out.exists() && !force {
-            return Err(anyhow!(
-                "{}: exists; give --force to overwrite it",
-                out.display()
-            ));
-        }
+        crate::write::check_output(out, force)?;
     }
     let (analysis, plan) = planned(source, preset, common)?;
     let (name, summary, masked) = match summarizer.summarizer {

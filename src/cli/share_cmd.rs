@@ -63,7 +63,8 @@ pub fn write_doc(
 }
 
 /// `ctxray export SOURCE --preset P -o OUT`: the plan's HTML page written to OUT (a temporary
-/// file and a rename; an existing OUT, or the input itself, is refused without `force`).
+/// file and a rename; an existing OUT, or the input itself, is refused without `force`; what is
+/// not a regular file is refused always), or to stdout for `-o -`.
 pub fn export(
     source: &str,
     preset: &super::PresetArgs,
@@ -81,14 +82,18 @@ pub fn export(
             "`export` writes HTML only; for other formats use `plan --format md|json`"
         ));
     }
-    if output.exists() && !force {
-        return Err(anyhow::anyhow!(
-            "{}: exists; give --force to overwrite it",
-            output.display()
-        ));
+    let to_stdout = output == std::path::Path::new("-");
+    if !to_stdout {
+        crate::write::check_output(output, force)?;
     }
     let (analysis, plan) = super::planned(source, preset, common)?;
     let page = html(Kind::Plan, &analysis, Some(&plan), None);
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(page.as_bytes())?;
+        out.flush()?;
+        return Ok(0);
+    }
     let input = (source != "-").then(|| std::path::Path::new(source));
     crate::write::write_file(output, page.as_bytes(), input, force)?;
     eprintln!("wrote {}", output.display());

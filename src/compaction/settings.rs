@@ -2,7 +2,8 @@
 //! the framework's own parameter names and defaults.
 //!
 //! Owns: parsing values (`true`/`false`, `null`, integers, floats, strings), rejecting unknown
-//! names and ill-typed values, and typed access for presets.
+//! names, ill-typed values and numbers out of range (negative, or over 10^12), and typed access
+//! for presets.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -200,6 +201,10 @@ impl Settings {
     }
 }
 
+/// The largest number a setting takes (10^12, beyond any context window): every setting is a
+/// count, a size or a share, none negative, so arithmetic on them cannot overflow.
+pub const MAX_SETTING: i64 = 1_000_000_000_000;
+
 fn parse_value(spec: &ParamSpec, raw: &str) -> Result<Value, SettingError> {
     let bad = |expected: String| SettingError::Type {
         name: spec.name.to_string(),
@@ -217,14 +222,16 @@ fn parse_value(spec: &ParamSpec, raw: &str) -> Result<Value, SettingError> {
         Kind::Int => raw
             .replace('_', "")
             .parse::<i64>()
+            .ok()
+            .filter(|i| (0..=MAX_SETTING).contains(i))
             .map(Value::Int)
-            .map_err(|_| bad("an integer".into())),
+            .ok_or_else(|| bad(format!("an integer from 0 to {MAX_SETTING}"))),
         Kind::Float => raw
             .parse::<f64>()
             .ok()
-            .filter(|x| x.is_finite())
+            .filter(|x| x.is_finite() && (0.0..=MAX_SETTING as f64).contains(x))
             .map(Value::Float)
-            .ok_or_else(|| bad("a number".into())),
+            .ok_or_else(|| bad(format!("a number from 0 to {MAX_SETTING}"))),
         Kind::Bool => match raw {
             "true" | "True" => Ok(Value::Bool(true)),
             "false" | "False" => Ok(Value::Bool(false)),
@@ -298,5 +305,24 @@ mod tests {
         assert!(Settings::resolve("p", SPECS, &["guard=maybe".into()]).is_err());
         assert!(Settings::resolve("p", SPECS, &["oops".into()]).is_err());
         assert!(Settings::resolve("p", SPECS, &["max_tokens=null".into()]).is_ok());
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_rejected_not_wrapped() {
+        for bad in [
+            "max_size=-1",
+            "max_size=9223372036854775807",
+            "max_size=1_000_000_000_001",
+            "ratio=-0.5",
+            "ratio=1e300",
+        ] {
+            let err = Settings::resolve("p", SPECS, &[bad.into()]).unwrap_err();
+            assert!(
+                err.to_string().contains("from 0 to 1000000000000"),
+                "{bad}: {err}"
+            );
+        }
+        let s = Settings::resolve("p", SPECS, &["max_size=1_000_000_000_000".into()]).unwrap();
+        assert_eq!(s.int("max_size"), Some(MAX_SETTING));
     }
 }

@@ -12,7 +12,7 @@ const WORDS: &[&str] = &["the", "and", "for", "was", "are", "not", "but", "had"]
 
 /// A text of exactly `tokens` tokens under `counter` (empty for 0).
 pub fn summary_of(tokens: usize, counter: &Counter) -> String {
-    let mut text = String::with_capacity(tokens * 4);
+    let mut text = String::with_capacity(tokens.saturating_mul(4).min(1 << 26));
     for i in 0..tokens {
         if i > 0 {
             text.push(' ');

@@ -5,10 +5,12 @@
 //! (Claude Code JSONL, from the original lines) and otherwise as OpenAI Chat Completions
 //! messages, masking secrets on the way, and writing files safely (a temporary file beside the
 //! target, then a rename; an existing file is refused unless forced; the input is never the
-//! output unless forced). Must not: parse or count.
+//! output unless forced; what is not a regular file is never written). Must not: parse or count.
 
 pub mod claude_code;
+mod interrupt;
 pub mod openai_chat;
+mod target;
 
 use std::io::Write;
 use std::path::Path;
@@ -69,6 +71,8 @@ pub enum WriteError {
     Exists(String),
     #[error("{0}: is the input session; give --force to overwrite it")]
     IsInput(String),
+    #[error("{path}: is a {what}; ctxray writes only to a regular file or a new path, even with --force")]
+    NotAFile { path: String, what: &'static str },
     #[error("{path}: cannot write: {source}")]
     Io {
         path: String,
@@ -77,8 +81,26 @@ pub enum WriteError {
     },
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees half a file and a failed write leaves the old one whole.
+/// Refuses an output path ctxray must not write: anything but a regular file or a new path
+/// (a symbolic link, a directory, a FIFO, a socket, a device), whatever `force` says, and an
+/// existing file without `force`. Commands call it before any work; `write_file` again.
+pub fn check_output(path: &Path, force: bool) -> Result<(), WriteError> {
+    let shown = path.display().to_string();
+    match target::inspect(path) {
+        Ok(target::Target::New) => Ok(()),
+        Ok(target::Target::Regular) if force => Ok(()),
+        Ok(target::Target::Regular) => Err(WriteError::Exists(shown)),
+        Ok(target::Target::NotAFile(what)) => Err(WriteError::NotAFile { path: shown, what }),
+        Err(source) => Err(WriteError::Io {
+            path: shown,
+            source,
+        }),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file created exclusively in the same directory
+/// and a rename, so a reader never sees half a file and a failed write leaves the old one
+/// whole; an interrupting signal removes the temporary file.
 pub fn write_file(
     path: &Path,
     bytes: &[u8],
@@ -93,9 +115,7 @@ pub fn write_file(
     if same_as_input && !force {
         return Err(WriteError::IsInput(shown));
     }
-    if path.exists() && !force {
-        return Err(WriteError::Exists(shown));
-    }
+    check_output(path, force)?;
     let io = |source| WriteError::Io {
         path: shown.clone(),
         source,
@@ -107,17 +127,21 @@ pub fn write_file(
     let name = path
         .file_name()
         .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.ctxray-{}.tmp", std::process::id()));
+    let (mut f, tmp) = target::create_temp(dir, &name).map_err(io)?;
+    let guard = interrupt::guard(&tmp);
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        f.write_all(bytes).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        drop(f);
+        // Checked again just before the rename: what appeared at OUT meanwhile is not replaced.
+        check_output(path, force)?;
+        std::fs::rename(&tmp, path).map_err(io)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io)
+    drop(guard);
+    result
 }
 
 #[cfg(test)]
