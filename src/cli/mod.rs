@@ -7,6 +7,7 @@ mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
+pub mod guard;
 mod loading;
 mod plan_cmd;
 mod presets_cmd;
