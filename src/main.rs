@@ -10,7 +10,10 @@ fn main() {
             if is_broken_pipe(&err) {
                 0
             } else {
-                eprintln!("ctxray: {err:#}");
+                eprintln!(
+                    "ctxray: {}",
+                    ctxray::cli::guard::message(&format!("{err:#}"))
+                );
                 ctxray::cli::EXIT_USAGE
             }
         }

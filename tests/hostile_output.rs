@@ -86,12 +86,20 @@ fn own_annotation(line: &str) -> bool {
         .any(|p| line.starts_with(p))
 }
 
-fn assert_inert(what: &str, stream: &[u8], github: bool) {
-    let text = String::from_utf8_lossy(stream);
+fn assert_no_controls(what: &str, text: &str) {
     if let Some((i, c)) = text.char_indices().find(|(_, c)| is_forbidden(*c)) {
         let from = text[..i].char_indices().rev().nth(40).map_or(0, |(j, _)| j);
-        panic!("{what}: U+{:04X} reaches the output after {:?}", c as u32, &text[from..i]);
+        panic!(
+            "{what}: U+{:04X} reaches the output after {:?}",
+            c as u32,
+            &text[from..i]
+        );
     }
+}
+
+fn assert_inert(what: &str, stream: &[u8], github: bool) {
+    let text = String::from_utf8_lossy(stream);
+    assert_no_controls(what, &text);
     for line in text.lines() {
         let start = line.trim_start();
         let workflow = start.starts_with("::") || start.starts_with("##[");
@@ -105,10 +113,7 @@ fn assert_inert(what: &str, stream: &[u8], github: bool) {
 fn assert_run_inert(args: &[&str], file: &Path, github: bool) {
     let out = run(args, file);
     let what = args.join(" ");
-    assert!(
-        out.status.code().is_some_and(|c| c <= 2),
-        "{what}: {out:?}"
-    );
+    assert!(out.status.code().is_some_and(|c| c <= 2), "{what}: {out:?}");
     assert_inert(&format!("{what} (stdout)"), &out.stdout, github);
     assert_inert(&format!("{what} (stderr)"), &out.stderr, false);
 }
@@ -116,7 +121,10 @@ fn assert_run_inert(args: &[&str], file: &Path, github: bool) {
 #[test]
 fn the_fixture_is_a_session_that_fires_and_carries_every_attack() {
     let f = fixture();
-    let out = run(&["plan", "--preset", "dimos", "--set", "max_size=3", "--json"], &f.session);
+    let out = run(
+        &["plan", "--preset", "dimos", "--set", "max_size=3", "--json"],
+        &f.session,
+    );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["trigger"]["fired"], true);
@@ -134,11 +142,36 @@ fn report_prints_no_control_sequence_or_workflow_command() {
 }
 
 #[test]
+fn html_pages_carry_no_control_character_either() {
+    let f = fixture();
+    for args in [
+        &["report", "--format", "html"][..],
+        &[
+            "plan",
+            "--preset",
+            "dimos",
+            "--set",
+            "max_size=3",
+            "--format",
+            "html",
+        ][..],
+    ] {
+        let out = run(args, &f.session);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_no_controls(&args.join(" "), &String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+#[test]
 fn plan_diff_compact_and_replay_print_none_either() {
     let f = fixture();
     let preset = ["--preset", "dimos", "--set", "max_size=3"];
     for command in ["plan", "diff", "compact", "replay"] {
-        let formats: &[&str] = if command == "replay" { &["text"] } else { &["text", "md"] };
+        let formats: &[&str] = if command == "replay" {
+            &["text"]
+        } else {
+            &["text", "md"]
+        };
         for format in formats {
             let mut args = vec![command];
             args.extend(preset);
@@ -152,7 +185,15 @@ fn plan_diff_compact_and_replay_print_none_either() {
 fn check_prints_none_in_any_format_and_keeps_its_own_annotations() {
     let f = fixture();
     for format in ["text", "md", "github", "junit"] {
-        let args = ["check", "--preset", "dimos", "--set", "max_size=3", "--format", format];
+        let args = [
+            "check",
+            "--preset",
+            "dimos",
+            "--set",
+            "max_size=3",
+            "--format",
+            format,
+        ];
         let out = Command::new(env!("CARGO_BIN_EXE_ctxray"))
             .args(args)
             .arg(&f.session)

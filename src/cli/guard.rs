@@ -38,7 +38,8 @@ impl<W: Write> Guard<W> {
 
     fn emit(&mut self, line: &[u8]) -> io::Result<()> {
         let text = String::from_utf8_lossy(line);
-        self.inner.write_all(clean_line(&text, self.allow).as_bytes())
+        self.inner
+            .write_all(clean_line(&text, self.allow).as_bytes())
     }
 }
 
@@ -123,6 +124,20 @@ pub fn stdout(allow: Allow) -> Guard<io::BufWriter<io::StdoutLock<'static>>> {
     Guard::new(io::BufWriter::new(io::stdout().lock()), allow)
 }
 
+/// Stdout for `format`: JSON and HTML as written (serde and the HTML writer escape them), every
+/// other format through a [`Guard`] (colour kept only for text on a colour terminal, `::` lines
+/// only for `github`).
+pub fn stdout_for(format: super::OutputFormat, no_color: bool) -> Box<dyn Write> {
+    use super::OutputFormat as F;
+    match format {
+        F::Json | F::Html => Box::new(io::BufWriter::new(io::stdout().lock())),
+        _ => Box::new(stdout(Allow {
+            sgr: format == F::Text && super::style::use_color(no_color),
+            workflow: format == F::Github,
+        })),
+    }
+}
+
 /// One message line for stderr (`ctxray: …`), sanitised: kept line breaks, no controls.
 pub fn message(s: &str) -> String {
     text::block(s).into_owned()
@@ -143,20 +158,38 @@ mod tests {
 
     #[test]
     fn sequences_split_across_writes_are_shown() {
-        let out = through(Allow::default(), &["a\x1b", "]0;t\x07\n::error::x\n", "\u{202e}z"]);
+        let out = through(
+            Allow::default(),
+            &["a\x1b", "]0;t\x07\n::error::x\n", "\u{202e}z"],
+        );
         assert_eq!(out, "a␛]0;t␇\n·::error::x\n\\u{202e}z");
     }
 
     #[test]
     fn colour_is_kept_only_when_allowed() {
         let line = "\x1b[1;31merror\x1b[0m \x1b[2J";
-        assert_eq!(clean_line(line, Allow { sgr: true, workflow: false }), "\x1b[1;31merror\x1b[0m ␛[2J");
+        assert_eq!(
+            clean_line(
+                line,
+                Allow {
+                    sgr: true,
+                    workflow: false
+                }
+            ),
+            "\x1b[1;31merror\x1b[0m ␛[2J"
+        );
         assert_eq!(clean_line(line, Allow::default()), "␛[1;31merror␛[0m ␛[2J");
     }
 
     #[test]
     fn github_annotations_are_kept_when_allowed() {
-        let allow = Allow { sgr: false, workflow: true };
-        assert_eq!(clean_line("::warning file=a::b", allow), "::warning file=a::b");
+        let allow = Allow {
+            sgr: false,
+            workflow: true,
+        };
+        assert_eq!(
+            clean_line("::warning file=a::b", allow),
+            "::warning file=a::b"
+        );
     }
 }

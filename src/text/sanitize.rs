@@ -124,7 +124,10 @@ mod tests {
 
     #[test]
     fn bidi_controls_are_shown() {
-        assert_eq!(inline("a\u{202e}b\u{2066}c\u{200f}\u{61c}"), "a\\u{202e}b\\u{2066}c\\u{200f}\\u{61c}");
+        assert_eq!(
+            inline("a\u{202e}b\u{2066}c\u{200f}\u{61c}"),
+            "a\\u{202e}b\\u{2066}c\\u{200f}\\u{61c}"
+        );
     }
 
     #[test]
@@ -136,7 +139,10 @@ mod tests {
 
     #[test]
     fn workflow_commands_are_neutralised_at_line_start_only() {
-        assert_eq!(block("ok\n::error::x\n  ::stop-commands::t\n##[group]g"), "ok\n·::error::x\n  ·::stop-commands::t\n·##[group]g");
+        assert_eq!(
+            block("ok\n::error::x\n  ::stop-commands::t\n##[group]g"),
+            "ok\n·::error::x\n  ·::stop-commands::t\n·##[group]g"
+        );
         assert_eq!(block("a ::error::x"), "a ::error::x");
         assert_eq!(neutralize_line("::warning::w"), "·::warning::w");
     }
