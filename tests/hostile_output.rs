@@ -122,7 +122,7 @@ fn assert_run_inert(args: &[&str], file: &Path, github: bool) {
 fn the_fixture_is_a_session_that_fires_and_carries_every_attack() {
     let f = fixture();
     let out = run(
-        &["plan", "--preset", "dimos", "--set", "max_size=3", "--json"],
+        &["plan", "--preset", "dimos", "--set", "context_window=200", "--json"],
         &f.session,
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -151,7 +151,7 @@ fn html_pages_carry_no_control_character_either() {
             "--preset",
             "dimos",
             "--set",
-            "max_size=3",
+            "context_window=200",
             "--format",
             "html",
         ][..],
@@ -165,7 +165,7 @@ fn html_pages_carry_no_control_character_either() {
 #[test]
 fn plan_diff_compact_and_replay_print_none_either() {
     let f = fixture();
-    let preset = ["--preset", "dimos", "--set", "max_size=3"];
+    let preset = ["--preset", "dimos", "--set", "context_window=200"];
     for command in ["plan", "diff", "compact", "replay"] {
         let formats: &[&str] = if command == "replay" {
             &["text"]
@@ -190,7 +190,7 @@ fn check_prints_none_in_any_format_and_keeps_its_own_annotations() {
             "--preset",
             "dimos",
             "--set",
-            "max_size=3",
+            "context_window=200",
             "--format",
             format,
         ];
