@@ -122,7 +122,14 @@ fn assert_run_inert(args: &[&str], file: &Path, github: bool) {
 fn the_fixture_is_a_session_that_fires_and_carries_every_attack() {
     let f = fixture();
     let out = run(
-        &["plan", "--preset", "dimos", "--set", "context_window=200", "--json"],
+        &[
+            "plan",
+            "--preset",
+            "dimos",
+            "--set",
+            "context_window=200",
+            "--json",
+        ],
         &f.session,
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
