@@ -18,6 +18,7 @@ pub mod replay;
 pub mod secrets;
 pub mod session;
 pub mod summarize;
+pub mod text;
 pub mod timeline;
 pub mod tokens;
 pub mod tui;

@@ -11,7 +11,10 @@ fn main() {
             if is_broken_pipe(&err) {
                 0
             } else {
-                eprintln!("ctxray: {err:#}");
+                eprintln!(
+                    "ctxray: {}",
+                    ctxray::cli::guard::message(&format!("{err:#}"))
+                );
                 ctxray::cli::EXIT_USAGE
             }
         }

@@ -122,7 +122,7 @@ pub fn run(
                 .map_err(|e| format!("{e:#}")),
         })
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::guard::stdout_for(format, common.no_color);
     let doc = match format {
         OutputFormat::Json => {
             let mut s = serde_json::to_string_pretty(&json_doc(&results, &preset.preset, fail_on))?;
@@ -139,7 +139,7 @@ pub fn run(
     if format != OutputFormat::Text {
         for r in &results {
             if let Err(e) = &r.outcome {
-                eprintln!("ctxray: {e}");
+                eprintln!("ctxray: {}", super::guard::message(e));
             }
         }
     }

@@ -94,14 +94,14 @@ pub fn summarize_network(
 ) -> anyhow::Result<crate::summarize::Summary> {
     use std::io::IsTerminal;
     let masked = crate::summarize::prepare(messages).masked;
-    let mut err = std::io::stderr();
+    let mut err = super::guard::Guard::new(std::io::stderr(), super::guard::Allow::default());
     if masked > 0 {
         let _ = writeln!(
             err,
             "ctxray: masked {masked} secret(s) in the summarizer input before sending"
         );
     }
-    let stream = !quiet && err.is_terminal();
+    let stream = !quiet && std::io::stderr().is_terminal();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -182,7 +182,11 @@ pub fn write_text(
     writeln!(
         out,
         "{}  {} → {}",
-        st.bold(&format!("{} · {}", before.session.source.path, plan.preset)),
+        st.bold(&format!(
+            "{} · {}",
+            crate::text::inline(&before.session.source.path),
+            plan.preset
+        )),
         before.session.messages.len(),
         c.after.session.messages.len()
     )?;
@@ -219,7 +223,7 @@ pub fn write_text(
     if let Some(s) = &c.summary {
         writeln!(out, "\n{}", st.bold("summary"))?;
         for line in s.lines() {
-            writeln!(out, "  {line}")?;
+            writeln!(out, "  {}", crate::text::block(line))?;
         }
     }
     writeln!(out, "\n{}", st.bold("compacted history"))?;
@@ -248,7 +252,13 @@ pub fn write_text(
     if !c.findings.is_empty() {
         writeln!(out)?;
         for f in &c.findings {
-            writeln!(out, "{:<5} {}: {}", f.severity.as_str(), f.code, f.detail)?;
+            writeln!(
+                out,
+                "{:<5} {}: {}",
+                f.severity.as_str(),
+                f.code,
+                crate::text::inline(&f.detail)
+            )?;
         }
     }
     Ok(())

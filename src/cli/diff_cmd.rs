@@ -50,7 +50,7 @@ pub fn write_text(
     writeln!(
         out,
         "{}  {}  preset {}",
-        st.bold(&a.session.source.path),
+        st.bold(&crate::text::inline(&a.session.source.path)),
         a.session.format.name(),
         plan.preset
     )?;
@@ -93,11 +93,11 @@ pub fn write_text(
         if !m.call_ids_lost.is_empty() {
             losses.push(format!("{} call id(s)", m.call_ids_lost.len()));
         }
-        let lost_evidence: Vec<&str> = m
+        let lost_evidence: Vec<_> = m
             .evidence
             .iter()
             .filter(|(_, s)| !s)
-            .map(|(e, _)| e.text.as_str())
+            .map(|(e, _)| crate::text::inline(&e.text))
             .take(6)
             .collect();
         if !lost_evidence.is_empty() {
@@ -117,7 +117,7 @@ pub fn write_text(
             "{} {}: {}",
             st.severity(f.severity.as_str(), &format!("{:<5}", f.severity.as_str())),
             f.code,
-            f.detail
+            crate::text::inline(&f.detail)
         )?;
     }
     Ok(())

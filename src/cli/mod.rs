@@ -7,6 +7,7 @@ mod check_cmd;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
+pub mod guard;
 mod loading;
 mod numbers;
 mod plan_cmd;
@@ -469,7 +470,7 @@ fn planned(
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let (analysis, plan) = planned(source, preset, common)?;
     let d = crate::diff::diff(&analysis.session, &plan);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = guard::stdout_for(common.output(), common.no_color);
     match common.output() {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &diff_cmd::diff_json(&analysis, &plan, &d))?;
@@ -555,14 +556,15 @@ fn compact(
     };
     let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
     let input = (source != "-").then(|| Path::new(source));
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if to_stdout {
-        // `-o -`: the compacted session is the output.
+        // `-o -`: the compacted session is the output, as data.
         let (bytes, _) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
-        stdout.write_all(&bytes)?;
-        stdout.flush().ok();
+        let mut raw = std::io::BufWriter::new(std::io::stdout().lock());
+        raw.write_all(&bytes)?;
+        raw.flush().ok();
         return Ok(0);
     }
+    let mut stdout = guard::stdout_for(format, common.no_color);
     let written = match output {
         Some(out) => {
             let (bytes, written) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
@@ -603,7 +605,7 @@ fn compact(
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let (analysis, plan) = planned(source, preset, common)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = guard::stdout_for(common.output(), common.no_color);
     match common.output() {
         OutputFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &plan_cmd::plan_json(&analysis, &plan))?;
@@ -643,7 +645,7 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
         _ => loading::Raw::Keep,
     };
     let analysis = loading::analyse_keeping(source, common, raw)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = guard::stdout_for(common.output(), common.no_color);
     match common.output() {
         OutputFormat::Json => {
             let value = report_json::report(&analysis);

@@ -80,7 +80,7 @@ pub fn write_text(
     writeln!(
         out,
         "{}  {}  preset {} ({})",
-        st.bold(&a.session.source.path),
+        st.bold(&crate::text::inline(&a.session.source.path)),
         a.session.format.name(),
         plan.preset,
         plan.framework
@@ -101,7 +101,7 @@ pub fn write_text(
     } else {
         st.dim("does not fire")
     };
-    writeln!(out, "trigger {verdict}: {}", t.reason)?;
+    writeln!(out, "trigger {verdict}: {}", crate::text::inline(&t.reason))?;
     writeln!(
         out,
         "{}",
@@ -161,7 +161,7 @@ pub fn write_text(
             st.severity(f.severity.as_str(), &format!("{:<5}", f.severity.as_str())),
             f.code,
             at.join(","),
-            f.detail
+            crate::text::inline(&f.detail)
         )?;
     }
     Ok(())
@@ -192,10 +192,5 @@ fn preview(parts: &[crate::session::Part]) -> String {
 }
 
 fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width - 1).collect();
-    out.push('…');
-    out
+    crate::text::clip(s, width)
 }

@@ -98,7 +98,11 @@ pub fn write_text(
     writeln!(
         out,
         "{}",
-        st.bold(&format!("{} · {}", a.session.source.path, r.preset))
+        st.bold(&format!(
+            "{} · {}",
+            crate::text::inline(&a.session.source.path),
+            r.preset
+        ))
     )?;
     writeln!(
         out,
@@ -205,7 +209,10 @@ pub fn write_compare(
     writeln!(
         out,
         "{}",
-        st.bold(&format!("{} · replay", a.session.source.path))
+        st.bold(&format!(
+            "{} · replay",
+            crate::text::inline(&a.session.source.path)
+        ))
     )?;
     let top = runs
         .iter()
@@ -284,7 +291,7 @@ pub fn run(
     let st = Style {
         on: super::style::use_color(common.no_color),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::guard::stdout_for(format, common.no_color);
     match (format, compare.is_empty()) {
         (OutputFormat::Json, true) => {
             serde_json::to_writer_pretty(&mut out, &replay_json(&analysis, &runs[0].1))?;

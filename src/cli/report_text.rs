@@ -26,13 +26,13 @@ fn write_session(out: &mut impl Write, a: &Analysis, st: Style, depth: usize) ->
     writeln!(
         out,
         "{pad}{}  {}  {}  ({}{approx})",
-        st.bold(&s.source.path),
+        st.bold(&crate::text::inline(&s.source.path)),
         s.format.name(),
-        model,
+        crate::text::inline(model),
         a.counter.encoding().name()
     )?;
     if let Some(title) = &s.title {
-        writeln!(out, "{pad}{}", st.dim(title))?;
+        writeln!(out, "{pad}{}", st.dim(&crate::text::inline(title)))?;
     }
     let largest = a
         .counts
@@ -182,7 +182,7 @@ fn write_totals(out: &mut impl Write, a: &Analysis, st: Style, pad: &str) -> io:
             "{pad}{} {}{at}: {}",
             st.severity(f.severity.as_str(), &format!("{:<5}", f.severity.as_str())),
             f.code,
-            f.detail
+            crate::text::inline(&f.detail)
         )?;
     }
     Ok(())
@@ -224,12 +224,7 @@ fn bar(value: usize, largest: usize, st: Style) -> String {
 }
 
 fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width - 1).collect();
-    out.push('…');
-    out
+    crate::text::clip(s, width)
 }
 
 pub fn thousands(n: usize) -> String {

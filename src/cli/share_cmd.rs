@@ -96,7 +96,10 @@ pub fn export(
     }
     let input = (source != "-").then(|| std::path::Path::new(source));
     crate::write::write_file(output, page.as_bytes(), input, force)?;
-    eprintln!("wrote {}", output.display());
+    eprintln!(
+        "wrote {}",
+        super::guard::message(&output.display().to_string())
+    );
     Ok(0)
 }
 

@@ -596,6 +596,9 @@ pub(super) fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if crate::text::sanitize::is_unsafe(c, crate::text::Mode::Block) => out.push_str(
+                &crate::text::sanitize::sanitize(&c.to_string(), crate::text::Mode::Block),
+            ),
             c => out.push(c),
         }
     }
@@ -612,5 +615,6 @@ mod tests {
             esc("<script>alert('x')</script>&\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
         );
+        assert_eq!(esc("a\u{1b}]0;t\u{7}\u{202e}b\nc"), "a␛]0;t␇\\u{202e}b\nc");
     }
 }

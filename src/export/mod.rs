@@ -135,12 +135,7 @@ pub fn preview(text: &str, width: usize) -> String {
 }
 
 pub fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    crate::text::clip(s, width)
 }
 
 /// Part kinds with counts, e.g. `text,tool_call×2`.
