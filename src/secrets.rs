@@ -2,12 +2,22 @@
 //! `*_KEY=` / `Authorization:` lines — found so that `plan` can flag them and a real summarizer
 //! call can mask them before anything leaves the machine.
 //!
-//! Owns: the patterns, finding matches, and masking (`[REDACTED:<kind>]`). Pure.
+//! Also found: credentials in URLs (`postgres://user:PASS@host`: the password, whatever it
+//! looks like) and the values of the environment's own secrets (`*_API_KEY`, `*_TOKEN`,
+//! `*_SECRET`, `*_PASSWORD` variables) wherever they appear — only values at least
+//! `MIN_KEY_LEN` long, so a dummy key such as `ollama` masks nothing.
+//!
+//! Owns: the patterns, finding matches, and masking (`[REDACTED:<kind>]`). Pure but for reading
+//! the environment's secret values once.
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::Regex;
+
+/// The shortest value that can be a real key: shorter ones (`ollama`, `x`, a placeholder) are
+/// never masked, since masking them would mask those letters everywhere.
+pub const MIN_KEY_LEN: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretMatch {
@@ -36,6 +46,8 @@ fn patterns() -> &'static [(&'static str, Regex)] {
             ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
             // As a header line, or as a JSON/YAML key (`"Authorization": "Bearer …"`).
             ("bearer-token", r#"(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"#),
+            // The password of a URL's user info (`scheme://user:PASS@host`).
+            ("url-credentials", r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"),
             // `*_KEY=`, `*_TOKEN:`, `"api_key": "…"`, `x-api-key: …` and the like.
             ("credential-assignment", r#"(?i)\b(?:[A-Z0-9]+[_-])*(?:API_?KEY|KEY|SECRET|TOKEN|PASSWORD|PASSWD)(?:[_-][A-Z0-9]+)*["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
         ];
@@ -55,7 +67,50 @@ fn patterns() -> &'static [(&'static str, Regex)] {
 /// Secrets in `text`, in order, not overlapping. For assignment and header patterns the match
 /// is the value only; and such a value must look random (not a word or a placeholder).
 pub fn find(text: &str) -> Vec<SecretMatch> {
+    find_with(text, env_secrets())
+}
+
+/// The values of the environment's secret variables, long enough to be keys (read once).
+fn env_secrets() -> &'static [String] {
+    static E: OnceLock<Vec<String>> = OnceLock::new();
+    E.get_or_init(|| {
+        let mut values: Vec<String> = std::env::vars()
+            .filter(|(k, _)| is_secret_var(k))
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| v.len() >= MIN_KEY_LEN)
+            .collect();
+        // The longest first: a value that holds another is masked whole.
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values.dedup();
+        values
+    })
+}
+
+/// A variable whose name says it holds a secret.
+fn is_secret_var(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    ["API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_APIKEY"]
+        .iter()
+        .any(|s| n.ends_with(s))
+}
+
+/// `find` with `env` as the environment's secret values.
+fn find_with(text: &str, env: &[String]) -> Vec<SecretMatch> {
     let mut out: Vec<SecretMatch> = Vec::new();
+    for value in env {
+        for (at, v) in text.match_indices(value.as_str()) {
+            let r = at..at + v.len();
+            if !out
+                .iter()
+                .any(|o| o.range.start < r.end && r.start < o.range.end)
+            {
+                out.push(SecretMatch {
+                    kind: "env-secret",
+                    range: r,
+                });
+            }
+        }
+    }
     for (kind, re) in patterns() {
         // Find with the fast automata; resolve groups only where something matched.
         for whole in re.find_iter(text) {
@@ -65,7 +120,7 @@ pub fn find(text: &str) -> Vec<SecretMatch> {
             let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
                 continue;
             };
-            let value_only = caps.get(1).is_some();
+            let value_only = caps.get(1).is_some() && *kind != "url-credentials";
             if value_only && !looks_random(m.as_str()) {
                 continue;
             }
@@ -81,6 +136,21 @@ pub fn find(text: &str) -> Vec<SecretMatch> {
     }
     out.sort_by_key(|m| m.range.start);
     out
+}
+
+/// `text` with the environment's own secret values masked (`[REDACTED:env-secret]`), and
+/// nothing else: for outputs that show the session's secrets on purpose (a plan shows the
+/// summarizer's exact input) but must never show the user's own keys.
+pub fn mask_env(text: &str) -> std::borrow::Cow<'_, str> {
+    let env = env_secrets();
+    if !env.iter().any(|v| text.contains(v.as_str())) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for v in env {
+        out = out.replace(v.as_str(), "[REDACTED:env-secret]");
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `text` with every secret replaced by `[REDACTED:<kind>]`, and how many were replaced.
@@ -127,6 +197,27 @@ fn looks_random(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn url_passwords_and_the_environment_s_own_long_keys_are_found() {
+        let env = vec!["Zk8qPlm3Vx9Rt2Wn7Yb4".to_string()];
+        let text = "db at postgres://app:PASS@db:5432/x; key Zk8qPlm3Vx9Rt2Wn7Yb4 twice Zk8qPlm3Vx9Rt2Wn7Yb4";
+        let found = find_with(text, &env);
+        let kinds: Vec<(&str, &str)> = found
+            .iter()
+            .map(|m| (m.kind, &text[m.range.clone()]))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("url-credentials", "PASS"),
+                ("env-secret", "Zk8qPlm3Vx9Rt2Wn7Yb4"),
+                ("env-secret", "Zk8qPlm3Vx9Rt2Wn7Yb4"),
+            ]
+        );
+        assert!(is_secret_var("OPENAI_API_KEY") && is_secret_var("GITHUB_TOKEN"));
+        assert!(!is_secret_var("PATH") && !is_secret_var("TOKENIZER"));
+    }
 
     #[test]
     fn finds_provider_keys_tokens_and_pem_blocks() {

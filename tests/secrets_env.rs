@@ -253,3 +253,50 @@ fn secrets_in_a_session_are_flagged_by_plan_and_masked_by_compact() {
     }
     assert!(written.contains("[REDACTED:"), "{written}");
 }
+
+/// A session that quotes the environment's own key (not shaped like any provider's) and a
+/// database URL with its password: the text and Markdown outputs show neither, the written
+/// file masks both, and a short dummy key masks nothing.
+#[test]
+fn the_environment_s_key_and_url_passwords_in_a_session_are_masked_where_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("chat.json");
+    let mut msgs = vec![json!({"role": "system", "content": "You are a coding agent."})];
+    for i in 0..30 {
+        msgs.push(json!({"role": "user", "content": format!("step {i}: run ollama serve, export KEY={PLAIN_KEY} and connect to postgres://app:hunter2@db:5432/prod, then read {}", "x".repeat(300))}));
+        msgs.push(json!({"role": "assistant", "content": format!("done {i}")}));
+    }
+    std::fs::write(&src, serde_json::to_vec(&msgs).unwrap()).unwrap();
+    let src = src.to_str().unwrap();
+    let sets = ["--preset", "hermes", "--set", "config_context_length=3000"];
+    for cmd in ["report", "plan", "diff", "compact"] {
+        for format in ["text", "md"] {
+            let mut args = vec![cmd, src, "--format", format];
+            if cmd != "report" {
+                args.extend(sets);
+            }
+            let r = run(&args, PLAIN_KEY);
+            assert_eq!(r.code, Some(0), "{cmd} {format}: {}", r.stderr);
+            assert_no_key(&format!("{cmd} {format}"), &[&r.stdout, &r.stderr]);
+            if cmd == "compact" {
+                assert!(
+                    !r.stdout.contains("hunter2"),
+                    "{cmd} {format}: {}",
+                    r.stdout
+                );
+            }
+        }
+    }
+    let out = dir.path().join("out.json");
+    let mut args = vec!["compact", src, "-o", out.to_str().unwrap()];
+    args.extend(sets);
+    assert_eq!(run(&args, PLAIN_KEY).code, Some(0));
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(!written.contains(PLAIN_KEY) && !written.contains("hunter2"));
+    assert!(written.contains("postgres://app:[REDACTED:url-credentials]@db"));
+    // A dummy key is too short to be one: the text keeps its letters.
+    let mut args = vec!["plan", src];
+    args.extend(sets);
+    let r = run(&args, "ollama");
+    assert!(r.stdout.contains("run ollama serve"), "{}", r.stdout);
+}

@@ -222,6 +222,8 @@ pub fn write_text(
     )?;
     if let Some(s) = &c.summary {
         writeln!(out, "\n{}", st.bold("summary"))?;
+        // Masked as `-o` masks it.
+        let (s, _) = crate::secrets::mask(s);
         for line in s.lines() {
             writeln!(out, "  {}", crate::text::block(line))?;
         }

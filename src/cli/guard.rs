@@ -1,7 +1,8 @@
 //! The last step before stdout or stderr for text-like outputs (text, Markdown, JUnit, GitHub
 //! annotations, error lines): every line is passed through the sanitiser in `crate::text`, so no
 //! session text, tool name or file name reaches a terminal or a CI log as a control sequence or a
-//! workflow command, whichever renderer produced it.
+//! workflow command, whichever renderer produced it; and the values of the environment's own
+//! secrets (`secrets::mask_env`) are masked on every line.
 //!
 //! Owns: line buffering and the two exceptions the outputs themselves need — the colour codes
 //! of `style` (kept only when colour is on) and `--format github`'s own `::` annotations.
@@ -71,6 +72,9 @@ impl<W: Write> Drop for Guard<W> {
 
 /// One output line (without its `\n`) made inert under `allow`.
 pub fn clean_line(line: &str, allow: Allow) -> String {
+    // The user's own keys never reach a terminal or a log, whatever the session holds.
+    let line = crate::secrets::mask_env(line);
+    let line = line.as_ref();
     let body = if allow.sgr {
         keep_sgr(line)
     } else {

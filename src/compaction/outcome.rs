@@ -67,6 +67,8 @@ pub fn findings(
         if total > 0 {
             let share = kept as f64 / total as f64;
             let sample = lost.iter().take(6).cloned().collect::<Vec<_>>().join(", ");
+            // A lost fact may be a key: the finding names it masked, as a written file would.
+            let sample = crate::secrets::mask(&sample).0;
             out.push(Finding {
                 code: "summary-evidence",
                 severity: if share < 0.25 { Severity::Warn } else { Severity::Info },

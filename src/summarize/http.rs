@@ -100,7 +100,11 @@ pub(crate) async fn summarize<D: Decoder + Default>(
     masked: usize,
 ) -> Result<super::Summary, SummarizeError> {
     let mut decoder = D::default();
-    let sink = sink.guarding(call.key.expose());
+    let sink = if call.key.is_guarded() {
+        sink.guarding(call.key.expose())
+    } else {
+        sink
+    };
     run(call, &mut decoder, &sink).await?;
     sink.finish();
     let (text, model, input_tokens, output_tokens) = decoder.answer();

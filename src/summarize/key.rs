@@ -45,9 +45,19 @@ impl ApiKey {
         &self.value
     }
 
-    /// `text` with every occurrence of the key replaced by `***`.
+    /// `text` with every occurrence of the key replaced by `***` — unless the key is too short
+    /// to be a real one (a local server's `ollama`), whose letters would be masked everywhere.
     pub(crate) fn scrub(&self, text: &str) -> String {
-        text.replace(&self.value, "***")
+        if self.is_guarded() {
+            text.replace(&self.value, "***")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Whether the key is long enough to be a real key, and so is kept out of what is shown.
+    pub(crate) fn is_guarded(&self) -> bool {
+        self.value.len() >= crate::secrets::MIN_KEY_LEN
     }
 }
 
@@ -66,6 +76,17 @@ impl fmt::Display for ApiKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dummy_key_masks_nothing() {
+        let k = ApiKey::new("ollama", "OPENAI_API_KEY").unwrap();
+        assert_eq!(
+            k.scrub("first, llama then ollama"),
+            "first, llama then ollama"
+        );
+        let real = ApiKey::new("sk-local-0123456789abcdef", "OPENAI_API_KEY").unwrap();
+        assert_eq!(real.scrub("echo sk-local-0123456789abcdef"), "echo ***");
+    }
 
     #[test]
     fn debug_and_display_hide_the_value() {
