@@ -18,24 +18,6 @@ use serde_json::Value;
 /// `SUMMARY_PREFIX` + newline, which a fallback golden's text starts with.
 const PREFIX_LINE: &str = "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted";
 
-fn oracle() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/oracle")
-}
-
-fn goldens(dir: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(oracle().join(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".golden.json"))
-        .collect();
-    out.sort();
-    out
-}
-
-fn read(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// The golden's input list and the summary its summarizer returned (the fallback's body after
 /// the prefix line for a fallback golden; `None` when the golden made no summary).
 fn input_and_summary(path: &Path, g: &Value) -> (PathBuf, Option<String>) {
@@ -43,7 +25,10 @@ fn input_and_summary(path: &Path, g: &Value) -> (PathBuf, Option<String>) {
     if let Some(fallback) = e["fallback_summary"].as_str() {
         assert!(fallback.starts_with(PREFIX_LINE));
         let body = fallback.split_once('\n').unwrap().1.to_string();
-        return (oracle().join(g["input"].as_str().unwrap()), Some(body));
+        return (
+            support::oracle_dir().join(g["input"].as_str().unwrap()),
+            Some(body),
+        );
     }
     let name = path.file_name().unwrap().to_string_lossy();
     let input = path.with_file_name(name.replace(".golden.json", ".input.json"));
@@ -54,7 +39,7 @@ fn input_and_summary(path: &Path, g: &Value) -> (PathBuf, Option<String>) {
 /// The compacted list for one golden (its own input, or `source`) against the one it holds,
 /// after `adjust`; `None` when it did not fire.
 fn check(path: &Path, source: &Path, adjust: fn(&mut Value)) -> Option<Result<(), String>> {
-    let g = read(path);
+    let g = support::read(path);
     let e = &g["expected"];
     if !e["fired"].as_bool().unwrap() {
         return None;
@@ -80,7 +65,7 @@ fn check(path: &Path, source: &Path, adjust: fn(&mut Value)) -> Option<Result<()
     // leaves the list it was given.
     let mut want = match e.get("compacted_history") {
         Some(h) => h.clone(),
-        None => read(&input),
+        None => support::read(&input),
     };
     adjust(&mut want);
     let got = &after.history;
@@ -120,7 +105,7 @@ fn first_differing_message(want: &Value, got: &Value) -> String {
 fn run_all(dir: &str, fired: usize) {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for path in goldens(dir) {
+    for path in support::goldens(dir) {
         match check(&path, Path::new(""), |_| {}) {
             None => {}
             Some(Ok(())) => checked += 1,
@@ -146,7 +131,7 @@ fn every_fired_golden_s_compacted_history_matches_compress() {
 
 #[test]
 fn every_fallback_golden_s_compacted_history_matches_compress() {
-    run_all("hermes-fallback", goldens("hermes-fallback").len());
+    run_all("hermes-fallback", support::goldens("hermes-fallback").len());
 }
 
 /// The sample's fallback goldens were made from ctxray's OpenAI chat export of the Claude Code
@@ -159,8 +144,8 @@ fn the_claude_code_sample_itself_compacts_to_the_same_dicts() {
     let sample =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
     let mut checked = 0;
-    for path in goldens("hermes-fallback") {
-        let g = read(&path);
+    for path in support::goldens("hermes-fallback") {
+        let g = support::read(&path);
         if g["input"] != "hermes-fallback/claude-code-demo.input.json" {
             continue;
         }

@@ -5,7 +5,7 @@
 //! `ctxray compact --json` on the binary.
 
 mod support;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use support::first_difference;
 
 use ctxray::analysis::{Analysis, Options};
@@ -15,24 +15,6 @@ use ctxray::formats::load_path;
 use ctxray::session::{Part, Session};
 use ctxray::tokens::Registry;
 use serde_json::Value;
-
-fn oracle_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/oracle")
-}
-
-fn goldens(dir: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(oracle_dir().join(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".golden.json"))
-        .collect();
-    out.sort();
-    out
-}
-
-fn read(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 /// The text of the summary message `apply` puts at `position`.
 fn summary_text(s: &Session, position: usize) -> Option<&str> {
@@ -100,12 +82,12 @@ fn check_hermes(g: &Value, source: &Path) -> Vec<String> {
 
 #[test]
 fn hermes_fallback_summary_matches_the_real_compressor() {
-    let all = goldens("hermes-fallback");
+    let all = support::goldens("hermes-fallback");
     assert!(all.len() >= 18, "only {} fallback goldens", all.len());
     let mut failures = Vec::new();
     for path in &all {
-        let g = read(path);
-        let input = oracle_dir().join(g["input"].as_str().unwrap());
+        let g = support::read(path);
+        let input = support::oracle_dir().join(g["input"].as_str().unwrap());
         let bad = check_hermes(&g, &input);
         if !bad.is_empty() {
             failures.push(format!("{}:\n  {}", path.display(), bad.join("\n  ")));
@@ -127,8 +109,8 @@ fn hermes_fallback_on_the_claude_code_sample_itself() {
     let sample =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
     let mut checked = 0;
-    for path in goldens("hermes-fallback") {
-        let g = read(&path);
+    for path in support::goldens("hermes-fallback") {
+        let g = support::read(&path);
         if g["input"] != "hermes-fallback/claude-code-demo.input.json" {
             continue;
         }
@@ -260,11 +242,11 @@ fn check_dimos(g: &Value) -> Vec<String> {
 
 #[test]
 fn dimos_digest_matches_its_compact_history() {
-    let all = goldens("dimos");
+    let all = support::goldens("dimos");
     assert!(all.len() >= 9, "only {} dimos goldens", all.len());
     let mut failures = Vec::new();
     for path in &all {
-        let bad = check_dimos(&read(path));
+        let bad = check_dimos(&support::read(path));
         if !bad.is_empty() {
             failures.push(format!("{}:\n  {}", path.display(), bad.join("\n  ")));
         }
@@ -296,7 +278,8 @@ fn ctxray_json(args: &[&str]) -> Value {
 
 #[test]
 fn compact_json_shows_hermes_own_fallback_summary() {
-    let g = read(&oracle_dir().join("hermes-fallback/claude-code-demo.golden.json"));
+    let g =
+        support::read(&support::oracle_dir().join("hermes-fallback/claude-code-demo.golden.json"));
     let e = &g["expected"];
     let doc = ctxray_json(&[
         "compact",
@@ -337,7 +320,7 @@ fn compact_json_shows_hermes_own_fallback_summary() {
 
 #[test]
 fn compact_json_shows_dimos_own_digest() {
-    let g = read(&oracle_dir().join("dimos/long-unicode.golden.json"));
+    let g = support::read(&support::oracle_dir().join("dimos/long-unicode.golden.json"));
     let e = &g["expected"];
     let input = format!("fixtures/{}", g["input"].as_str().unwrap());
     let mut args = vec![

@@ -38,16 +38,6 @@ fn golden(name: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn analysis(name: &str, g: &Value) -> Analysis {
-    let session = load_path(&dir().join(format!("{name}.input.jsonl")), None).unwrap();
-    let options = Options {
-        model: g["model"].as_str().map(str::to_string),
-        window: g["context_window"].as_u64(),
-        ..Options::default()
-    };
-    Analysis::new(session, &Registry::bundled(), &options)
-}
-
 fn sets(g: &Value) -> Vec<String> {
     g["settings"]
         .as_object()
@@ -121,7 +111,7 @@ fn check_trigger(e: &Value, plan: &Plan) -> Vec<String> {
 fn check(name: &str) -> Vec<String> {
     let g = golden(name);
     let e = &g["expected"];
-    let a = analysis(name, &g);
+    let a = support::openhands_analysis(name, &g);
     let plan = match run("openhands", &a, &sets(&g)) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],
@@ -180,7 +170,7 @@ fn every_golden_case_matches() {
 fn fixed_has_the_same_cut() {
     for name in cases() {
         let g = golden(&name);
-        let a = analysis(&name, &g);
+        let a = support::openhands_analysis(&name, &g);
         let lossy = run("openhands", &a, &sets(&g)).unwrap();
         let fixed = run("openhands-fixed", &a, &sets(&g)).unwrap();
         assert_eq!(lossy.trigger, fixed.trigger, "{name}");
@@ -205,7 +195,7 @@ fn input_lines(name: &str) -> Vec<Value> {
 fn fixed_shows_the_whole_previous_summary_and_every_argument() {
     let name = "previous_summary";
     let g = golden(name);
-    let a = analysis(name, &g);
+    let a = support::openhands_analysis(name, &g);
     let plan = run("openhands-fixed", &a, &sets(&g)).unwrap();
     let user = &plan.summarizer[1].content;
     let lines = input_lines(name);
@@ -246,7 +236,7 @@ fn fixed_shows_the_whole_previous_summary_and_every_argument() {
 fn fixed_keeps_head_and_tail_of_huge_results() {
     let name = "huge_tool_result";
     let g = golden(name);
-    let a = analysis(name, &g);
+    let a = support::openhands_analysis(name, &g);
     let plan = run("openhands-fixed", &a, &sets(&g)).unwrap();
     let user = &plan.summarizer[1].content;
     let marker = "\n[... Observation truncated due to length ...]\n";
@@ -287,7 +277,12 @@ fn fixed_shrinks_to_fit_the_summarizer_window() {
         .find(|f| f.code == "summarizer-window-overflow")
         .unwrap();
     assert!(f.detail.contains("by 20%"), "{}", f.detail);
-    let wide = run("openhands-fixed", &analysis(name, &g), &sets(&g)).unwrap();
+    let wide = run(
+        "openhands-fixed",
+        &support::openhands_analysis(name, &g),
+        &sets(&g),
+    )
+    .unwrap();
     assert!(plan.summarizer[1].content.len() < wide.summarizer[1].content.len());
 }
 
@@ -295,7 +290,7 @@ fn fixed_shrinks_to_fit_the_summarizer_window() {
 #[test]
 fn invalid_settings_are_refused() {
     let g = golden("just_above");
-    let a = analysis("just_above", &g);
+    let a = support::openhands_analysis("just_above", &g);
     for bad in [
         &["max_size=0"][..],
         &["keep_first=-1"],

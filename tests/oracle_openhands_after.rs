@@ -43,16 +43,6 @@ fn goldens() -> Vec<(String, Value)> {
         .collect()
 }
 
-fn analysis(name: &str, g: &Value) -> Analysis {
-    let session = load_path(&dir().join(format!("{name}.input.jsonl")), None).unwrap();
-    let options = Options {
-        model: g["model"].as_str().map(str::to_string),
-        window: g["context_window"].as_u64(),
-        ..Options::default()
-    };
-    Analysis::new(session, &Registry::bundled(), &options)
-}
-
 fn sets(g: &Value) -> Vec<String> {
     g["settings"]
         .as_object()
@@ -115,7 +105,7 @@ fn differences(what: &str, want: &[String], got: &[String]) -> Vec<String> {
 
 fn check(name: &str, g: &Value, preset_name: &str) -> Vec<String> {
     let e = &g["expected"];
-    let a = analysis(name, g);
+    let a = support::openhands_analysis(name, g);
     let after = compacted(preset_name, &a, g);
     let mut bad = Vec::new();
     if after.format != Some(Format::OpenHands) {
@@ -190,7 +180,7 @@ fn the_compacted_session_holds_the_summary_where_the_view_has_it() {
         .into_iter()
         .find(|(n, _)| n == "previous_summary")
         .unwrap();
-    let a = analysis(&name, &g);
+    let a = support::openhands_analysis(&name, &g);
     let after = compacted("openhands", &a, &g);
     let at = g["expected"]["summary_inserted"]["position"]
         .as_u64()

@@ -26,9 +26,12 @@ pub fn evidence_in_summary(
             }
         }
     }
+    // One index of the summary: each fact is looked up in time of its own length, not searched
+    // for through the whole summary.
+    let index = crate::diff::TextIndex::new(summary);
     let lost: Vec<String> = items
         .iter()
-        .filter(|e| !evidence::survives(e, summary))
+        .filter(|e| !evidence::survives_in(e, &index))
         .map(|e| e.text.clone())
         .collect();
     (items.len(), items.len() - lost.len(), lost)

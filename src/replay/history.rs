@@ -220,13 +220,16 @@ impl History {
         let counts: Vec<MessageCount> = session.messages.iter().map(|m| count(a, m)).collect();
         let total = counts.iter().map(MessageCount::total).sum();
         let grouping = group_messages(&session);
+        // A history spliced from the file's own messages (the generic `After`) still points
+        // into the file's bytes: appended messages can too, without a copy of them.
+        let own_buffer = !std::sync::Arc::ptr_eq(&session.buffer, &a.session.buffer);
         History {
             session,
             counts: Counts { messages: counts },
             grouping,
             total,
             shift: past.saturating_sub(next_source),
-            own_buffer: true,
+            own_buffer,
             next_record: next_source,
             copied: None,
         }

@@ -225,3 +225,37 @@ pub fn headless(
     );
     out
 }
+
+/// `fixtures/oracle`, where the goldens of the real frameworks live.
+pub fn oracle_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/oracle")
+}
+
+/// The `*.golden.json` files of one preset's oracle directory, in name order.
+pub fn goldens(dir: &str) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(oracle_dir().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".golden.json"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A JSON file.
+pub fn read(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The analysis of an OpenHands golden's input, with the golden's model and window.
+pub fn openhands_analysis(name: &str, g: &Value) -> ctxray::analysis::Analysis {
+    use ctxray::analysis::{Analysis, Options};
+    let path = oracle_dir().join(format!("openhands/{name}.input.jsonl"));
+    let session = ctxray::formats::load_path(&path, None).unwrap();
+    let options = Options {
+        model: g["model"].as_str().map(str::to_string),
+        window: g["context_window"].as_u64(),
+        ..Options::default()
+    };
+    Analysis::new(session, &ctxray::tokens::Registry::bundled(), &options)
+}

@@ -85,6 +85,18 @@ fn aux_refusal(history: &[HMsg], cfg: &Config) -> Option<Outcome> {
 }
 
 pub fn compress(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
+    compress_as(history, cfg, now, true)
+}
+
+/// `compress()` without the summarizer prompt (`Outcome::prompt` is `None`): what the history
+/// becomes and which turns are summarized, for callers that do not send the prompt — the
+/// offline summary and the compacted list. Rendering the prompt (its redaction) is most of
+/// the cost, and the plan already holds it.
+pub fn compress_history(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
+    compress_as(history, cfg, now, false)
+}
+
+fn compress_as(history: &[HMsg], cfg: &Config, now: Option<&str>, with_prompt: bool) -> Outcome {
     if let Some(out) = aux_refusal(history, cfg) {
         return out;
     }
@@ -135,15 +147,17 @@ pub fn compress(history: &[HMsg], cfg: &Config, now: Option<&str>) -> Outcome {
         ..Outcome::default()
     };
     let rendered: Vec<usize> = (turns_from..end).collect();
-    let prompt = build_prompt(
-        &msgs,
-        turns_from..end,
-        previous.as_deref(),
-        cfg,
-        now,
-        &mut out,
-    );
-    out.prompt = Some(prompt);
+    if with_prompt {
+        let prompt = build_prompt(
+            &msgs,
+            turns_from..end,
+            previous.as_deref(),
+            cfg,
+            now,
+            &mut out,
+        );
+        out.prompt = Some(prompt);
+    }
     let summary_at = found.map(|(i, _)| i).filter(|&i| i >= start && i < end);
     out.summarized = summary_at.into_iter().chain(rendered).collect();
     out.dropped = (start..end)

@@ -256,7 +256,7 @@ impl Preset for Hermes {
         }
         let cfg = config(input, &plan.settings).ok()?;
         let history = msgs::messages(input.session);
-        let outcome = assemble::compress(&history, &cfg, input.now);
+        let outcome = assemble::compress_history(&history, &cfg, input.now);
         outcome.insertion.as_ref()?;
         let full = fallback::fallback_summary(
             &outcome.turns,
@@ -279,7 +279,7 @@ fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> V
         Ok(cfg) if plan.trigger.fired => cfg,
         _ => return unchanged(),
     };
-    let outcome = assemble::compress(&history, &cfg, input.now);
+    let outcome = assemble::compress_history(&history, &cfg, input.now);
     let fallback = fallback::fallback_summary(
         &outcome.turns,
         outcome.carries_summary,
