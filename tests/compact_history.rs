@@ -154,55 +154,27 @@ fn a_langchain_source_is_written_back_as_langchain_and_another_source_as_openai_
     // An OpenAI chat source compacted by dimos: the LangChain list is shown, the file written
     // stays OpenAI chat (the source's format); --to langchain writes the framework's list.
     let chat = "fixtures/oracle/hermes-fallback/claude-code-demo.input.json";
-    let doc = json(&ctxray(&[
-        "compact",
-        chat,
-        "--preset",
-        "dimos",
-        "--set",
-        "context_window=3000",
-        "--json",
-    ]));
+    let dimos = |extra: &[&str]| {
+        let base = [
+            "compact",
+            chat,
+            "--preset",
+            "dimos",
+            "--set",
+            "context_window=3000",
+        ];
+        ctxray(&[&base[..], extra].concat())
+    };
+    let doc = json(&dimos(&["--json"]));
     assert_eq!(doc["result"]["history_format"], "langchain");
-    let out = ctxray(&[
-        "compact",
-        chat,
-        "--preset",
-        "dimos",
-        "--set",
-        "context_window=3000",
-        "-o",
-        "-",
-    ]);
+    let out = dimos(&["-o", "-"]);
     let written: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(written[0].get("role").is_some(), "OpenAI chat dicts");
-    let out = ctxray(&[
-        "compact",
-        chat,
-        "--preset",
-        "dimos",
-        "--set",
-        "context_window=3000",
-        "-o",
-        "-",
-        "--to",
-        "langchain",
-    ]);
+    let out = dimos(&["-o", "-", "--to", "langchain"]);
     let written: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(written, doc["result"]["history"]);
     // A format neither the source nor the framework is: a clear refusal.
-    let out = ctxray(&[
-        "compact",
-        chat,
-        "--preset",
-        "dimos",
-        "--set",
-        "context_window=3000",
-        "-o",
-        "-",
-        "--to",
-        "gemini-cli",
-    ]);
+    let out = dimos(&["-o", "-", "--to", "gemini-cli"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("openai-chat or langchain"), "{err}");

@@ -128,10 +128,12 @@ impl History {
         let first_raw =
             |range: &[Message]| range.iter().find_map(|m| m.raw.as_ref().map(|r| r.start));
         let messages = &a.session.messages;
-        let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(source.len());
+        // The start first: a session whose messages keep no raw record stops here, before the
+        // search for the next record would walk the rest of the session at every append.
         let start = self
             .copied
             .or_else(|| first_raw(messages.get(from..to).unwrap_or_default()))?;
+        let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(source.len());
         let ordered = messages
             .get(from..to)
             .unwrap_or_default()

@@ -91,11 +91,17 @@ pub fn fidelity_text(f: Fidelity) -> String {
     if f.chars == 0 {
         return "n/a (nothing summarized)".into();
     }
+    share(f.chars_seen, f.chars, " of ", " chars")
+}
+
+/// `seen` of `total` with its percentage: `1,234 of 5,678 chars (21%)`, the two joined by
+/// `sep`, `unit` after the total.
+fn share(seen: usize, total: usize, sep: &str, unit: &str) -> String {
     format!(
-        "{} of {} chars ({})",
-        thousands(f.chars_seen as u64),
-        thousands(f.chars as u64),
-        percent(f.chars_seen, f.chars)
+        "{}{sep}{}{unit} ({})",
+        thousands(seen as u64),
+        thousands(total as u64),
+        percent(seen, total)
     )
 }
 
@@ -104,12 +110,7 @@ pub fn input_facts_text(f: Fidelity) -> String {
     if f.chars == 0 && f.facts == 0 {
         return "n/a (nothing summarized)".into();
     }
-    format!(
-        "{} of {} facts ({})",
-        thousands(f.facts_present as u64),
-        thousands(f.facts as u64),
-        percent(f.facts_present, f.facts)
-    )
+    share(f.facts_present, f.facts, " of ", " facts")
 }
 
 /// The threshold in force, each value it took in order (`96,000 → 64,000 tokens`).
@@ -164,12 +165,7 @@ fn fidelity_cell(f: Fidelity) -> String {
     if f.chars == 0 {
         return "—".into();
     }
-    format!(
-        "{}/{} ({})",
-        thousands(f.chars_seen as u64),
-        thousands(f.chars as u64),
-        percent(f.chars_seen, f.chars)
-    )
+    share(f.chars_seen, f.chars, "/", "")
 }
 
 /// The cells of compaction `i` (0-based), in `COMPACTION_HEAD` order; findings are codes.
