@@ -201,6 +201,31 @@ fn a_followed_session_scrolls_along_at_the_bottom_and_counts_unseen_elsewhere() 
     assert_eq!(s.unseen, 0);
 }
 
+#[test]
+fn a_followed_file_that_reads_well_again_clears_its_error_from_the_footer() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/samples/claude-code-demo.jsonl");
+    let text = std::fs::read(path).unwrap();
+    let mut s = AppState::new(analysis_of(&text), None, Vec::new());
+    s.following = true;
+    let fault = "session.jsonl:1: not a session: binary data";
+    update(&mut s, Msg::SourceFault(fault.into()));
+    assert!(screen(&s, 150, 40).contains(fault));
+    // Polls that still fail keep it; a poll that reads the session again clears it.
+    update(&mut s, Msg::SourceFault(fault.into()));
+    update(&mut s, Msg::SessionUpdated(Box::new(analysis_of(&text))));
+    assert!(
+        !screen(&s, 150, 40).contains(fault),
+        "{}",
+        screen(&s, 150, 40)
+    );
+    // Another notice shown since is the user's to dismiss.
+    update(&mut s, Msg::SourceFault(fault.into()));
+    update(&mut s, Msg::Notice("<stdin>: end of input".into()));
+    update(&mut s, Msg::SessionUpdated(Box::new(analysis_of(&text))));
+    assert!(screen(&s, 150, 40).contains("end of input"));
+}
+
 fn type_prompt(s: &mut AppState, kind: PromptKind, text: &str) -> Vec<Effect> {
     update(s, Msg::Prompt(kind));
     for c in text.chars() {

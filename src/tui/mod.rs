@@ -6,8 +6,10 @@
 //! reimplemented here.
 
 pub mod app;
+pub mod busy;
 pub mod color_depth;
 pub mod highlight;
+pub mod input;
 pub mod keymap;
 pub mod knob;
 pub mod msg;

@@ -42,8 +42,11 @@ pub enum Msg {
     /// The replay's animation clock: this much time passed since the last tick (the runtime
     /// sends it only while a replay plays).
     Tick(std::time::Duration),
-    /// Something worth a line in the footer (a live source ended, a poll failed).
+    /// Something worth a line in the footer (a live source ended).
     Notice(String),
+    /// A live source could not be read this time (the last good session stays on screen): shown
+    /// in the footer until the source reads well again.
+    SourceFault(String),
     /// Text a network summarizer streamed for the call `id`.
     SummaryDelta {
         id: u64,

@@ -7,18 +7,17 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{
-    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
-    MouseEventKind,
-};
+use std::collections::VecDeque;
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
 use futures_util::StreamExt;
 use ratatui::DefaultTerminal;
-use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
-use super::app::{self, App, Screen};
-use super::keymap::map_key;
+use super::app::{App, Screen};
+use super::busy::{self, Ran, Signals};
+use super::input::{self, Input, InputMode};
 use super::msg::{Effect, Msg};
 use super::picker::{self, PickerInput, PickerState};
 use super::tasks::{self, Loader, Source};
@@ -57,6 +56,11 @@ pub fn run(start: Start, theme: Theme) -> io::Result<Exit> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    // Listening before the terminal is taken: a signal from now on restores it.
+    let signals = {
+        let _inside = runtime.enter();
+        Signals::new()?
+    };
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
@@ -65,9 +69,10 @@ pub fn run(start: Start, theme: Theme) -> io::Result<Exit> {
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
     let theme = theme.in_background();
-    let result = runtime.block_on(event_loop(&mut terminal, start, &theme));
+    let result = runtime.block_on(event_loop(&mut terminal, start, &theme, signals));
     restore();
-    // Blocking reads (a pipe on stdin) must not keep the process alive.
+    // Blocking reads (a pipe on stdin) and an update abandoned by `q` must not keep the
+    // process alive.
     runtime.shutdown_background();
     result
 }
@@ -81,8 +86,12 @@ async fn event_loop(
     terminal: &mut DefaultTerminal,
     start: Start,
     theme: &Theme,
+    mut signals: Signals,
 ) -> io::Result<Exit> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    // Input that came while an update ran (and a session loaded before the loop): applied
+    // before anything new is read, and before the next frame.
+    let mut pending = VecDeque::new();
     let loader = start.loader;
     let mut app = match start.source {
         Some(source) => {
@@ -96,9 +105,7 @@ async fn event_loop(
             );
             app.summarizer = start.summarizer;
             match start.loaded {
-                Some(analysis) => {
-                    app::update(&mut app, Msg::Loaded(Box::new(analysis)));
-                }
+                Some(analysis) => pending.push_back(Input::Msg(Msg::Loaded(Box::new(analysis)))),
                 None => tasks::spawn_load(source, loader.clone(), progress, tx.clone()),
             }
             app
@@ -120,9 +127,6 @@ async fn event_loop(
     let mut calls = tasks::Calls::default();
 
     let mut events = EventStream::new();
-    let mut term = signal(SignalKind::terminate())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    let mut int = signal(SignalKind::interrupt())?;
     let mut tick = tokio::time::interval(Duration::from_millis(80));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // The replay's clock: when the last tick was sent (`None` while no replay plays).
@@ -137,25 +141,36 @@ async fn event_loop(
             last_tick = None;
         }
         dirty |= theme.highlighter().take_ready();
-        if dirty {
+        if dirty && pending.is_empty() {
             draw(terminal, &mut app, theme)?;
             dirty = false;
         }
-        let msg = tokio::select! {
+        let msg = if let Some(input) = pending.pop_front() {
+            match input {
+                Input::Msg(msg) => Some(msg),
+                Input::Event(event) => {
+                    if matches!(event, Event::Resize(..)) {
+                        dirty = true;
+                    }
+                    let area = terminal.size().unwrap_or_default().into();
+                    input::to_msg(InputMode::of(&app), event, area)
+                }
+            }
+        } else {
+            tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     if matches!(event, Event::Resize(..)) {
                         dirty = true;
                     }
-                    to_msg(&app, event, terminal.size().unwrap_or_default().into())
+                    let area = terminal.size().unwrap_or_default().into();
+                    input::to_msg(InputMode::of(&app), event, area)
                 }
                 Some(Err(e)) => return Err(e),
                 None => return Ok(Exit::Quit),
             },
             Some(msg) = rx.recv() => Some(msg),
-            _ = term.recv() => return Ok(Exit::Signal(15)),
-            _ = hup.recv() => return Ok(Exit::Signal(1)),
-            _ = int.recv() => return Ok(Exit::Signal(2)),
+            n = signals.next() => return Ok(Exit::Signal(n)),
             _ = tick.tick(), if ticking || app.animates() || theme.highlighter().busy() => {
                 dirty = true;
                 last_tick.as_mut().filter(|_| ticking).map(|at| {
@@ -165,9 +180,31 @@ async fn event_loop(
                     Msg::Tick(elapsed)
                 })
             }
+            }
         };
         let Some(msg) = msg else { continue };
-        let effects = app::update(&mut app, msg);
+        let lent = busy::Io {
+            terminal,
+            events: &mut events,
+            signals: &mut signals,
+            pending: &mut pending,
+        };
+        let effects = match busy::update(app, msg, lent).await? {
+            Ran::Done {
+                app: back,
+                effects,
+                announced,
+            } => {
+                app = *back;
+                if announced {
+                    busy::settle(terminal, |frame| {
+                        views::render_app(frame, &app, theme);
+                    })?;
+                }
+                effects
+            }
+            Ran::Exit(exit) => return Ok(exit),
+        };
         for effect in effects {
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
@@ -244,35 +281,4 @@ fn draw(terminal: &mut DefaultTerminal, app: &mut App, theme: &Theme) -> io::Res
         }
     }
     Ok(())
-}
-
-fn to_msg(app: &App, event: Event, area: ratatui::layout::Rect) -> Option<Msg> {
-    if let Screen::Picker(_) = app.screen {
-        return match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => {
-                picker::picker_input(key).map(Msg::Picker)
-            }
-            Event::Mouse(m) => {
-                picker::picker_mouse(m, views::picker::list_area(area)).map(Msg::Picker)
-            }
-            _ => None,
-        };
-    }
-    let prompt_open = app.inspector().is_some_and(|s| s.prompt.is_some());
-    match event {
-        Event::Key(key) if key.kind != KeyEventKind::Release => map_key(key, prompt_open),
-        Event::Mouse(m) => match m.kind {
-            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => Some(Msg::Wheel {
-                column: m.column,
-                row: m.row,
-                down: m.kind == MouseEventKind::ScrollDown,
-            }),
-            MouseEventKind::Down(MouseButton::Left) => Some(Msg::Click {
-                column: m.column,
-                row: m.row,
-            }),
-            _ => None,
-        },
-        _ => None,
-    }
 }

@@ -75,6 +75,9 @@ pub struct AppState {
     pub loading: Option<(u64, u64)>,
     /// One line for the footer: a setting refused, a live source ended, a search with no match.
     pub notice: Option<String>,
+    /// The live source's last read failure, cleared (with the notice showing it) when it reads
+    /// well again.
+    pub fault: Option<String>,
     /// The prompt line being typed (`/` search, `:` command).
     pub prompt: Option<(PromptKind, String)>,
     /// The last search and the messages it matched.
@@ -176,6 +179,7 @@ impl AppState {
             loading: None,
             unseen: 0,
             notice: None,
+            fault: None,
             prompt: None,
             search: None,
             layout: FrameLayout::default(),

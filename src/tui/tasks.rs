@@ -266,7 +266,7 @@ fn read_shown(
         let n = match (&mut file).take(piece as u64).read_to_end(&mut bytes) {
             Ok(n) => n,
             Err(e) if shown_any => {
-                let _ = tx.send(Msg::Notice(format!("{shown}: cannot read: {e}")));
+                let _ = tx.send(Msg::SourceFault(format!("{shown}: cannot read: {e}")));
                 return true;
             }
             Err(_) => return false,
@@ -383,12 +383,22 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
                     break;
                 }
                 Err(e) => {
-                    if tx.send(Msg::Notice(format!("{shown}: {e}"))).is_err() {
+                    if tx.send(Msg::SourceFault(named(&shown, &e))).is_err() {
                         return;
                     }
                 }
             }
         }
+    }
+}
+
+/// An error line that names the file once.
+fn named(shown: &str, e: &impl std::fmt::Display) -> String {
+    let e = e.to_string();
+    if e.starts_with(shown) {
+        e
+    } else {
+        format!("{shown}: {e}")
     }
 }
 

@@ -49,6 +49,10 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
         Msg::Loaded(analysis) => session_updated(state, *analysis),
         Msg::LoadFailed(text) | Msg::Notice(text) => state.notice = Some(text),
+        Msg::SourceFault(text) => {
+            state.notice = Some(text.clone());
+            state.fault = Some(text);
+        }
         // Once the whole session is in, a plan that waited for it is wanted again.
         Msg::Reading { read, total } => state.loading = (read < total).then_some((read, total)),
         Msg::Discovered(_) | Msg::Picker(_) => {}
@@ -123,6 +127,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Loaded(_)
             | Msg::LoadFailed(_)
             | Msg::Notice(_)
+            | Msg::SourceFault(_)
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
             | Msg::Planned(..)
@@ -139,6 +144,12 @@ fn is_key(msg: &Msg) -> bool {
 /// A followed file grew (or was replaced): keep the selection, scroll along when it was on the
 /// last message, count the new ones otherwise.
 fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
+    // The source reads well again: its fault leaves the footer (another notice stays).
+    if let Some(fault) = state.fault.take() {
+        if state.notice.as_ref() == Some(&fault) {
+            state.notice = None;
+        }
+    }
     let before = state.len();
     let at_bottom = before == 0 || state.selected + 1 >= before;
     state.analysis = std::sync::Arc::new(analysis);
