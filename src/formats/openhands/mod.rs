@@ -88,7 +88,8 @@ pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
     let mut skipped: Vec<(usize, String)> = Vec::new();
     for (position, name) in names.iter().enumerate() {
         match fs::read(events_dir.join(name)) {
-            Ok(bytes) => {
+            Ok(mut bytes) => {
+                crate::formats::surrogates::repair(&mut bytes);
                 let start = buffer.len();
                 buffer.extend_from_slice(&bytes);
                 let end = start + trimmed_len(&bytes);
