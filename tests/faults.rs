@@ -135,3 +135,36 @@ fn a_50_mb_line_of_lone_surrogates_is_read_and_memory_stays_bounded() {
         len >> 20
     );
 }
+
+/// `custom keep_last=6` on two interleaved tool rounds (call a, call b, result a, result b):
+/// the tail would start at call b and leave call a summarized with its result kept; the cut
+/// moves back to call a and both groups are kept whole.
+#[test]
+fn custom_keep_last_keeps_interleaved_groups_whole() {
+    let path = fixture("hostile/interleaved-groups.json");
+    let plan = bounded::run(
+        &[
+            "plan",
+            path.as_str(),
+            "--preset",
+            "custom",
+            "--set",
+            "trigger_tokens=1",
+            "--set",
+            "keep_last=6",
+            "--json",
+        ],
+        DEADLINE,
+    )
+    .json("plan --json");
+    assert_eq!(
+        plan["split"]["summarized"],
+        serde_json::json!([0]),
+        "{}",
+        plan["split"]
+    );
+    assert_eq!(
+        plan["split"]["kept"],
+        serde_json::json!([1, 2, 3, 4, 5, 6, 7])
+    );
+}
