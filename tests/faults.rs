@@ -168,3 +168,72 @@ fn custom_keep_last_keeps_interleaved_groups_whole() {
         serde_json::json!([1, 2, 3, 4, 5, 6, 7])
     );
 }
+
+/// Two tool calls sharing one id: a `duplicate-call-id` finding (in `report`, `plan` and
+/// `--json`), and each result grouped with its own call.
+#[test]
+fn a_reused_call_id_is_a_finding_and_each_round_is_its_own_group() {
+    let path = fixture("hostile/duplicate-call-id.json");
+    let r = report(&path);
+    let found: Vec<&Value> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "duplicate-call-id")
+        .collect();
+    assert_eq!(found.len(), 1, "{}", r["findings"]);
+    assert_eq!(found[0]["severity"], "warn");
+    assert_eq!(found[0]["messages"], serde_json::json!([1, 4]));
+    assert!(
+        found[0]["detail"]
+            .as_str()
+            .expect("a detail")
+            .contains("nearest preceding call"),
+        "{}",
+        found[0]
+    );
+    let groups: Vec<&Value> = r["groups"].as_array().expect("groups").iter().collect();
+    assert_eq!(groups.len(), 2, "{}", r["groups"]);
+    assert_eq!(groups[0]["messages"], serde_json::json!([1, 2]));
+    assert_eq!(groups[1]["messages"], serde_json::json!([4, 5]));
+    assert!(groups.iter().all(|g| g["complete"] == true));
+
+    let text = bounded::run(&["report", path.as_str()], DEADLINE);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("duplicate-call-id"));
+    let plan = bounded::run(
+        &[
+            "plan",
+            path.as_str(),
+            "--preset",
+            "custom",
+            "--set",
+            "trigger_tokens=1",
+            "--set",
+            "keep_last=1",
+        ],
+        DEADLINE,
+    );
+    assert!(
+        String::from_utf8_lossy(&plan.stdout).contains("duplicate-call-id"),
+        "{}",
+        plan.stderr
+    );
+    let plan_json = bounded::run(
+        &[
+            "plan",
+            path.as_str(),
+            "--preset",
+            "custom",
+            "--set",
+            "trigger_tokens=1",
+            "--json",
+        ],
+        DEADLINE,
+    )
+    .json("plan --json");
+    assert!(
+        codes(&plan_json).iter().any(|c| c == "duplicate-call-id"),
+        "{}",
+        plan_json["findings"]
+    );
+}

@@ -33,15 +33,31 @@ pub struct Grouping {
     pub groups: Vec<Group>,
     /// For each message, the group it belongs to.
     pub of_message: Vec<Option<usize>>,
+    /// Call ids used by more than one client-side call, in the order their first call appears.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// One call id shared by several client-side calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    pub id: String,
+    /// How many calls use it.
+    pub calls: usize,
+    /// The messages holding those calls, ascending.
+    pub messages: Vec<usize>,
 }
 
 /// Groups the messages of one session (children are grouped on their own).
+///
+/// A result is paired with the nearest preceding call of its id that has no result yet (with
+/// the nearest preceding call when all have one, a repeated result): two calls sharing an id
+/// then each get their own result, in order, and the id is listed in `duplicates`.
 pub fn group_messages(session: &Session) -> Grouping {
     let n = session.messages.len();
     let mut parent: Vec<usize> = (0..n).collect();
-    let mut call_owner: HashMap<&str, usize> = HashMap::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut server_calls: HashSet<&str> = HashSet::new();
-    let mut answered: HashSet<&str> = HashSet::new();
     let mut in_group = vec![false; n];
     let mut orphans: Vec<(usize, &str)> = Vec::new();
 
@@ -54,18 +70,20 @@ pub fn group_messages(session: &Session) -> Grouping {
                     server_calls.insert(id);
                 }
                 Part::ToolCall { id, .. } => {
-                    call_owner.entry(id).or_insert(i);
+                    calls_of.entry(id).or_default().push(calls.len());
+                    calls.push(Call {
+                        message: i,
+                        id,
+                        answered: false,
+                    });
                     in_group[i] = true;
                 }
                 Part::ToolResult { call_id, .. } => {
                     if server_calls.contains(call_id.as_str()) {
                         continue;
                     }
-                    match call_owner.get(call_id.as_str()) {
-                        Some(&owner) => {
-                            union(&mut parent, owner, i);
-                            answered.insert(call_id);
-                        }
+                    match pair_result(&mut calls, calls_of.get(call_id.as_str())) {
+                        Some(owner) => union(&mut parent, owner, i),
                         None => orphans.push((i, call_id)),
                     }
                     in_group[i] = true;
@@ -75,14 +93,87 @@ pub fn group_messages(session: &Session) -> Grouping {
         }
     }
 
-    // Number groups by their first message.
+    let mut grouping = number_groups(&mut parent, &in_group);
+    for call in &calls {
+        let Some(gid) = grouping.of_message[call.message] else {
+            continue;
+        };
+        let group = &mut grouping.groups[gid];
+        if !group.call_ids.iter().any(|c| c == call.id) {
+            group.call_ids.push(call.id.to_string());
+        }
+        if !call.answered && !group.unanswered.iter().any(|c| c == call.id) {
+            group.unanswered.push(call.id.to_string());
+        }
+    }
+    for (i, call_id) in orphans {
+        if let Some(gid) = grouping.of_message[i] {
+            let group = &mut grouping.groups[gid];
+            group.call_ids.push(call_id.to_string());
+            group.orphaned.push(call_id.to_string());
+        }
+    }
+    grouping.duplicates = duplicates(&calls, &calls_of);
+    grouping
+}
+
+/// One client-side tool call, in session order.
+struct Call<'a> {
+    message: usize,
+    id: &'a str,
+    answered: bool,
+}
+
+/// Pairs a result with the nearest preceding unanswered call among `of_id` (else the nearest
+/// preceding call); returns that call's message, `None` when the id has no call before it.
+fn pair_result(calls: &mut [Call], of_id: Option<&Vec<usize>>) -> Option<usize> {
+    let of_id = of_id?;
+    let open = of_id
+        .iter()
+        .rev()
+        .copied()
+        .find(|&c| calls.get(c).is_some_and(|call| !call.answered));
+    let chosen = open.or_else(|| of_id.last().copied())?;
+    let call = calls.get_mut(chosen)?;
+    call.answered = true;
+    Some(call.message)
+}
+
+/// Ids shared by several calls, in the order their first call appears.
+fn duplicates(calls: &[Call], calls_of: &HashMap<&str, Vec<usize>>) -> Vec<Duplicate> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for call in calls {
+        let Some(all) = calls_of.get(call.id).filter(|all| all.len() > 1) else {
+            continue;
+        };
+        if seen.insert(call.id) {
+            let mut messages: Vec<usize> = all
+                .iter()
+                .filter_map(|&c| calls.get(c))
+                .map(|c| c.message)
+                .collect();
+            messages.dedup();
+            out.push(Duplicate {
+                id: call.id.to_string(),
+                calls: all.len(),
+                messages,
+            });
+        }
+    }
+    out
+}
+
+/// Numbers the groups by their first message and lists each group's messages.
+fn number_groups(parent: &mut [usize], in_group: &[bool]) -> Grouping {
     let mut root_to_group: HashMap<usize, usize> = HashMap::new();
     let mut grouping = Grouping {
         groups: Vec::new(),
-        of_message: vec![None; n],
+        of_message: vec![None; in_group.len()],
+        duplicates: Vec::new(),
     };
     for (i, _) in in_group.iter().enumerate().filter(|(_, grouped)| **grouped) {
-        let root = find(&mut parent, i);
+        let root = find(parent, i);
         let gid = *root_to_group.entry(root).or_insert_with(|| {
             grouping.groups.push(Group {
                 id: grouping.groups.len(),
@@ -94,23 +185,7 @@ pub fn group_messages(session: &Session) -> Grouping {
             grouping.groups.len() - 1
         });
         grouping.of_message[i] = Some(gid);
-        let group = &mut grouping.groups[gid];
-        group.messages.push(i);
-        for (id, _) in session.messages[i].client_calls() {
-            if call_owner.get(id) == Some(&i) && !group.call_ids.iter().any(|c| c == id) {
-                group.call_ids.push(id.to_string());
-                if !answered.contains(id) {
-                    group.unanswered.push(id.to_string());
-                }
-            }
-        }
-    }
-    for (i, call_id) in orphans {
-        if let Some(gid) = grouping.of_message[i] {
-            let group = &mut grouping.groups[gid];
-            group.call_ids.push(call_id.to_string());
-            group.orphaned.push(call_id.to_string());
-        }
+        grouping.groups[gid].messages.push(i);
     }
     grouping
 }
@@ -193,6 +268,46 @@ mod tests {
         assert_eq!(g.groups[1].orphaned, vec!["zzz"]);
         assert_eq!(g.groups[1].messages, vec![2]);
         assert!(!g.groups[0].complete() && !g.groups[1].complete());
+    }
+
+    /// Two rounds reusing one call id: each result goes with its own round, and the id is
+    /// reported as shared.
+    #[test]
+    fn a_reused_call_id_pairs_each_result_with_its_own_call() {
+        let s = session(vec![
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+            (Role::User, vec![Part::text("again")]),
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+        ]);
+        let g = group_messages(&s);
+        let messages: Vec<Vec<usize>> = g.groups.iter().map(|g| g.messages.clone()).collect();
+        assert_eq!(messages, vec![vec![0, 1], vec![3, 4]]);
+        assert!(g.groups.iter().all(|g| g.complete() && g.call_ids == ["a"]));
+        assert_eq!(
+            g.duplicates,
+            vec![Duplicate {
+                id: "a".into(),
+                calls: 2,
+                messages: vec![0, 3]
+            }]
+        );
+    }
+
+    /// The second call of a reused id whose result never came is the one without a result.
+    #[test]
+    fn a_reused_call_id_without_a_second_result_leaves_the_second_call_unanswered() {
+        let s = session(vec![
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+            (Role::Assistant, vec![call("a")]),
+        ]);
+        let g = group_messages(&s);
+        assert_eq!(g.groups.len(), 2);
+        assert!(g.groups[0].complete());
+        assert_eq!(g.groups[1].messages, vec![2]);
+        assert_eq!(g.groups[1].unanswered, vec!["a"]);
     }
 
     #[test]
