@@ -237,3 +237,30 @@ fn a_reused_call_id_is_a_finding_and_each_round_is_its_own_group() {
         plan_json["findings"]
     );
 }
+
+/// A PNG header claiming 0xFFFFFFFF × 0xFFFFFFFF pixels costs no more than the largest image
+/// each provider accepts (OpenAI 1,445, Anthropic 1,600, Gemini 4,128 tokens, plus the
+/// message's 3 framing tokens), instead of hundreds of billions.
+#[test]
+fn a_forged_image_size_costs_no_more_than_the_largest_accepted_image() {
+    let path = fixture("hostile/forged-png-size.json");
+    for (model, most) in [
+        ("gpt-4o", 1_445),
+        ("claude-sonnet-4-5", 1_600),
+        ("gemini-2.5-pro", 4_128),
+    ] {
+        let r = bounded::run(
+            &["report", path.as_str(), "--model", model, "--json"],
+            DEADLINE,
+        )
+        .json(model);
+        let overhead = r["messages"][0]["overhead_tokens"]
+            .as_u64()
+            .expect("overhead");
+        assert!(overhead <= most + 3, "{model}: {overhead}");
+        assert!(
+            r["total_tokens"].as_u64().expect("total") < 10_000,
+            "{model}"
+        );
+    }
+}
