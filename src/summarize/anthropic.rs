@@ -251,6 +251,9 @@ impl Decoder for MessageStream {
     fn chars(&self) -> usize {
         self.text.chars().count()
     }
+    fn bytes(&self) -> usize {
+        self.text.len()
+    }
 }
 
 #[cfg(test)]

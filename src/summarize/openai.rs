@@ -195,6 +195,9 @@ impl Decoder for ChatStream {
     fn chars(&self) -> usize {
         self.text.chars().count()
     }
+    fn bytes(&self) -> usize {
+        self.text.len()
+    }
 }
 
 /// The start of a bad chunk, for an error line.
