@@ -1,9 +1,10 @@
 //! Tool-call groups: an assistant message's client-side calls and the messages holding their
 //! results (parallel calls included) form one group that a compaction must keep whole.
 //!
-//! Owns: pairing calls with results by id, merging groups that share a message, and saying
-//! which groups are incomplete (a call without a result, a result without its call). Calls the
-//! provider runs itself (`server`) belong to no group.
+//! Owns: pairing calls with results by id (a reused id pairs each result with the nearest
+//! earlier call still unanswered, and is listed), merging groups that share a message, and
+//! saying which groups are incomplete (a call without a result, a result without its call).
+//! Calls the provider runs itself (`server`) belong to no group.
 
 use std::collections::{HashMap, HashSet};
 
@@ -57,6 +58,8 @@ pub fn group_messages(session: &Session) -> Grouping {
     let mut parent: Vec<usize> = (0..n).collect();
     let mut calls: Vec<Call> = Vec::new();
     let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Per id, its calls still without a result (a stack: the nearest is on top).
+    let mut open_of: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut server_calls: HashSet<&str> = HashSet::new();
     let mut in_group = vec![false; n];
     let mut orphans: Vec<(usize, &str)> = Vec::new();
@@ -71,6 +74,7 @@ pub fn group_messages(session: &Session) -> Grouping {
                 }
                 Part::ToolCall { id, .. } => {
                     calls_of.entry(id).or_default().push(calls.len());
+                    open_of.entry(id).or_default().push(calls.len());
                     calls.push(Call {
                         message: i,
                         id,
@@ -82,8 +86,14 @@ pub fn group_messages(session: &Session) -> Grouping {
                     if server_calls.contains(call_id.as_str()) {
                         continue;
                     }
-                    match pair_result(&mut calls, calls_of.get(call_id.as_str())) {
-                        Some(owner) => union(&mut parent, owner, i),
+                    let id = call_id.as_str();
+                    let open = open_of.get_mut(id).and_then(Vec::pop);
+                    let nearest = open.or_else(|| calls_of.get(id).and_then(|c| c.last().copied()));
+                    match nearest.and_then(|c| calls.get_mut(c)) {
+                        Some(call) => {
+                            call.answered = true;
+                            union(&mut parent, call.message, i);
+                        }
                         None => orphans.push((i, call_id)),
                     }
                     in_group[i] = true;
@@ -94,27 +104,37 @@ pub fn group_messages(session: &Session) -> Grouping {
     }
 
     let mut grouping = number_groups(&mut parent, &in_group);
-    for call in &calls {
-        let Some(gid) = grouping.of_message[call.message] else {
+    list_calls(&mut grouping, &calls, &orphans);
+    grouping.duplicates = duplicates(&calls, &calls_of);
+    grouping
+}
+
+/// Lists each group's call ids in call order and those still without a result, then the ids
+/// of results without a call.
+fn list_calls(grouping: &mut Grouping, calls: &[Call], orphans: &[(usize, &str)]) {
+    let mut listed: HashSet<(usize, &str)> = HashSet::new();
+    let mut unanswered: HashSet<(usize, &str)> = HashSet::new();
+    for call in calls {
+        let Some(gid) = grouping.of_message.get(call.message).copied().flatten() else {
             continue;
         };
-        let group = &mut grouping.groups[gid];
-        if !group.call_ids.iter().any(|c| c == call.id) {
+        let Some(group) = grouping.groups.get_mut(gid) else {
+            continue;
+        };
+        if listed.insert((gid, call.id)) {
             group.call_ids.push(call.id.to_string());
         }
-        if !call.answered && !group.unanswered.iter().any(|c| c == call.id) {
+        if !call.answered && unanswered.insert((gid, call.id)) {
             group.unanswered.push(call.id.to_string());
         }
     }
-    for (i, call_id) in orphans {
-        if let Some(gid) = grouping.of_message[i] {
-            let group = &mut grouping.groups[gid];
+    for &(i, call_id) in orphans {
+        let gid = grouping.of_message.get(i).copied().flatten();
+        if let Some(group) = gid.and_then(|g| grouping.groups.get_mut(g)) {
             group.call_ids.push(call_id.to_string());
             group.orphaned.push(call_id.to_string());
         }
     }
-    grouping.duplicates = duplicates(&calls, &calls_of);
-    grouping
 }
 
 /// One client-side tool call, in session order.
@@ -122,21 +142,6 @@ struct Call<'a> {
     message: usize,
     id: &'a str,
     answered: bool,
-}
-
-/// Pairs a result with the nearest preceding unanswered call among `of_id` (else the nearest
-/// preceding call); returns that call's message, `None` when the id has no call before it.
-fn pair_result(calls: &mut [Call], of_id: Option<&Vec<usize>>) -> Option<usize> {
-    let of_id = of_id?;
-    let open = of_id
-        .iter()
-        .rev()
-        .copied()
-        .find(|&c| calls.get(c).is_some_and(|call| !call.answered));
-    let chosen = open.or_else(|| of_id.last().copied())?;
-    let call = calls.get_mut(chosen)?;
-    call.answered = true;
-    Some(call.message)
 }
 
 /// Ids shared by several calls, in the order their first call appears.
