@@ -3,7 +3,7 @@
 //! whole record (or refuse a whole JSON document).
 //!
 //! Owns: rewriting each unpaired `\uD800`–`\uDFFF` escape to `\ufffd` in place, before any JSON
-//! is parsed. The rewrite keeps every byte offset (both escapes are six bytes), so record ranges
+//! is parsed (and `parse_value` for JSON text read apart from a source). The rewrite keeps every byte offset (both escapes are six bytes), so record ranges
 //! into the buffer stay valid. It must not touch anything else: a correctly paired escape, an
 //! escaped backslash followed by `u` (`\\ud83d` is text, not an escape), raw bytes.
 
@@ -41,6 +41,19 @@ pub fn repair(bytes: &mut [u8]) -> usize {
         }
     }
     repaired
+}
+
+/// Parses JSON text as a `Value`, reading lone surrogate escapes as U+FFFD: for text parsed
+/// outside a loaded source (a sidecar file, a streamed event). The text is copied and repaired
+/// only when the first parse fails.
+pub fn parse_value(text: &[u8]) -> serde_json::Result<serde_json::Value> {
+    serde_json::from_slice(text).or_else(|first| {
+        let mut copy = text.to_vec();
+        if repair(&mut copy) == 0 {
+            return Err(first);
+        }
+        serde_json::from_slice(&copy)
+    })
 }
 
 /// The code unit of a `\uXXXX` escape starting at `at`, if one is there.
@@ -109,6 +122,20 @@ mod tests {
         }
         // An odd run of backslashes ends in a real escape.
         assert_eq!(repaired(r#""\\\ud83d""#), (r#""\\\ufffd""#.into(), 1));
+    }
+
+    /// Text parsed apart from a source is repaired only when it needs it, and other errors
+    /// are still errors.
+    #[test]
+    fn parse_value_reads_lone_surrogates_and_keeps_other_errors() {
+        let v = parse_value(br#"{"id": "abc \ud83d"}"#).unwrap();
+        assert_eq!(v["id"], "abc \u{fffd}");
+        assert_eq!(
+            parse_value(br#"{"a": "\ud83d\ude00"}"#).unwrap()["a"],
+            "\u{1f600}"
+        );
+        assert!(parse_value(br#"{"a": "\uZZZZ"}"#).is_err());
+        assert!(parse_value(br#"{"a": "#).is_err());
     }
 
     /// One pass over a long line of escapes stays linear.

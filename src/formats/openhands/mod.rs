@@ -150,7 +150,7 @@ fn event_file_index(name: &str) -> Option<u64> {
 
 fn read_base_state(dir: &Path) -> Option<Value> {
     let bytes = fs::read(dir.join("base_state.json")).ok()?;
-    serde_json::from_slice(&bytes).ok()
+    crate::formats::surrogates::parse_value(&bytes).ok()
 }
 
 /// Reads the conversation id and the agent's model from `base_state.json`; returns the agent
