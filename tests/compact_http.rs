@@ -252,3 +252,96 @@ async fn a_growing_summary_is_kept_by_0_62_and_rejected_under_guard_shrink() {
     let c = codes(&guarded);
     assert!(c.contains(&"summary-rejected".to_string()), "{c:?}");
 }
+
+/// A server that sends one byte of its event stream every 0.2 s never trips the idle timeout;
+/// `--summarizer-timeout 1` ends the call at its overall deadline and closes the connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trickling_server_is_cut_at_the_summarizer_timeout() {
+    use std::time::{Duration, Instant};
+    use support::http_server::Step;
+    let stream = openai_events(&["A summary that would take minutes at this pace."]).concat();
+    let mut reply = Reply::sse(&[]);
+    for byte in stream.chars() {
+        reply.steps.push(Step::Send(byte.to_string()));
+        reply.steps.push(Step::Wait(Duration::from_millis(200)));
+    }
+    let server = TestServer::start(vec![reply]).await;
+    let base = format!("{}/v1", server.url());
+    let started = Instant::now();
+    let run = ctxray(
+        args(&[
+            "--summarizer",
+            "openai",
+            "--base-url",
+            &base,
+            "--summarizer-timeout",
+            "1",
+        ]),
+        vec![("OPENAI_API_KEY", KEY.to_string())],
+    )
+    .await;
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("took longer than 1 s"),
+        "{}",
+        run.stderr
+    );
+    // The trickle alone lasts minutes; the deadline (not the stream's end) stopped the call.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(server.closed_within(0, Duration::from_secs(10)).await);
+}
+
+/// `--summarizer-timeout` is range-checked like the other numbers.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_summarizer_timeout_out_of_range_is_a_usage_error() {
+    for bad in ["0", "86401", "-3", "soon"] {
+        let flag = format!("--summarizer-timeout={bad}");
+        let run = ctxray(args(&["--summarizer", "openai", &flag]), vec![]).await;
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("from 1 to 86400"),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// A summary past 1 MiB is an error naming the cap; the connection is closed (the server,
+/// which would otherwise hold it open, sees it closed) and nothing is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_summary_is_refused_and_the_connection_closed() {
+    use std::time::Duration;
+    use support::http_server::Finish;
+    let piece = "x".repeat(64 * 1024);
+    let pieces: Vec<&str> = (0..20).map(|_| piece.as_str()).collect();
+    let mut events = openai_events(&pieces);
+    events.truncate(1 + pieces.len());
+    let server = TestServer::start(vec![Reply::sse(&events).finish(Finish::Hang)]).await;
+    let base = format!("{}/v1", server.url());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("compacted.json");
+    let run = ctxray(
+        args(&[
+            "--summarizer",
+            "openai",
+            "--base-url",
+            &base,
+            "-o",
+            out.to_str().unwrap(),
+        ]),
+        vec![("OPENAI_API_KEY", KEY.to_string())],
+    )
+    .await;
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("larger than the cap of 1 MiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists(), "a refused summary was written");
+    assert!(server.closed_within(0, Duration::from_secs(10)).await);
+}

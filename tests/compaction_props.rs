@@ -30,6 +30,9 @@ enum Turn {
     /// An assistant message calling tools; for each call, the length of its result, or
     /// `None` when no result was recorded.
     Tools(Vec<Option<usize>>),
+    /// Two assistant messages calling one tool each, then both results: two groups whose
+    /// messages interleave (as streamed parallel calls are recorded).
+    Interleaved(usize, usize),
 }
 
 fn turn() -> impl Strategy<Value = Turn> {
@@ -91,6 +94,21 @@ fn to_chat(system: bool, turns: &[Turn]) -> Vec<u8> {
             Turn::Assistant(len) => {
                 msgs.push(json!({"role": "assistant", "content": text(*len, n)}))
             }
+            Turn::Interleaved(a, b) => {
+                call += 2;
+                let ids = [format!("call_{}", call - 1), format!("call_{call}")];
+                for id in &ids {
+                    msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [
+                        {"id": id, "type": "function",
+                         "function": {"name": "bash", "arguments": "{}"}}
+                    ]}));
+                }
+                for (id, len) in ids.iter().zip([a, b]) {
+                    msgs.push(
+                        json!({"role": "tool", "tool_call_id": id, "content": text(*len, n)}),
+                    );
+                }
+            }
             Turn::Tools(results) => {
                 let ids: Vec<String> = results
                     .iter()
@@ -134,6 +152,7 @@ fn sets(preset: &str, keep: usize) -> Vec<String> {
             vec![format!("max_n={}", keep + 2), format!("compact_to={keep}")]
         }
         "agent-framework-sliding" => vec![format!("keep_last_groups={keep}")],
+        "custom" => vec![format!("keep_last={keep}")],
         "agent-framework-context-window" => vec![
             "max_context_window_tokens=1500".to_string(),
             "max_output_tokens=200".to_string(),
@@ -142,6 +161,9 @@ fn sets(preset: &str, keep: usize) -> Vec<String> {
     };
     sets
 }
+
+/// Presets that keep every group whole, with no finding to excuse a split: ctxray's own.
+const ALWAYS_WHOLE: &[&str] = &["custom"];
 
 fn check(plan: &Plan, analysis: &Analysis) -> Result<(), String> {
     let n = analysis.session.messages.len();
@@ -192,10 +214,11 @@ fn check(plan: &Plan, analysis: &Analysis) -> Result<(), String> {
         }
         let inside = g.messages.iter().filter(|m| survives.contains(m)).count();
         let split = inside != 0 && inside != g.messages.len();
-        let named = plan
-            .findings
-            .iter()
-            .any(|f| f.messages.iter().any(|m| g.messages.contains(m)));
+        let named = !ALWAYS_WHOLE.contains(&plan.preset)
+            && plan
+                .findings
+                .iter()
+                .any(|f| f.messages.iter().any(|m| g.messages.contains(m)));
         if split && !named {
             return Err(format!(
                 "group {:?} is split ({inside} of {} survive) and no finding says so: {s:?}",
@@ -351,5 +374,55 @@ fn every_preset_keeps_its_invariants() {
             "{} never fired on the generated sessions",
             p.name()
         );
+    }
+}
+
+/// `custom` keeps groups whole whatever `keep_last` and `keep_first` are, also when the
+/// messages of two groups interleave.
+#[test]
+fn custom_keeps_interleaved_groups_whole() {
+    use proptest::test_runner::{Config, TestRunner};
+    let registry = Registry::bundled();
+    let turn = prop_oneof![
+        2 => turn(),
+        1 => (1usize..300, 1usize..300).prop_map(|(a, b)| Turn::Interleaved(a, b)),
+    ];
+    let strategy = (
+        any::<bool>(),
+        prop::collection::vec(turn, 1..20),
+        0usize..16,
+        0usize..3,
+    );
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let custom = preset::all()
+        .into_iter()
+        .find(|p| p.name() == "custom")
+        .expect("the custom preset");
+    let result =
+        TestRunner::new(config).run(&strategy, |(system, turns, keep_last, keep_first)| {
+            let bytes = to_chat(system, &turns);
+            let session = load_bytes(bytes, None, "generated.json", Some(Format::OpenAiChat))
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let analysis = Analysis::new(session, &registry, &Options::default());
+            let input = PlanInput::new(&analysis);
+            let sets = [
+                "trigger_tokens=1".to_string(),
+                format!("keep_last={keep_last}"),
+                format!("keep_first={keep_first}"),
+            ];
+            let plan = preset::run(custom, &input, &sets)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            check(&plan, &analysis).map_err(|e| TestCaseError::fail(format!("custom: {e}")))
+        });
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }

@@ -587,6 +587,7 @@ fn network(s: &mut AppState) {
         provider: ctxray::summarize::Provider::OpenAi,
         base_url: Some("http://127.0.0.1:9/v1".into()),
         model: Some("gpt-test".into()),
+        timeout: None,
     });
 }
 

@@ -213,7 +213,7 @@ pub enum SummarizerKind {
     Anthropic,
 }
 
-#[derive(Debug, Clone, Args, Default)]
+#[derive(Debug, Clone, Args)]
 pub struct SummarizerArgs {
     /// The summarizer: offline (default, no network), openai or anthropic.
     #[arg(long, value_enum, default_value = "offline")]
@@ -224,6 +224,25 @@ pub struct SummarizerArgs {
     /// Model the network summarizer runs.
     #[arg(long, value_name = "M")]
     pub summarizer_model: Option<String>,
+    /// Deadline of a network summarizer call in seconds, retries included (1 to 86400).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = numbers::DEFAULT_SUMMARIZER_TIMEOUT,
+        value_parser = numbers::summarizer_timeout
+    )]
+    pub summarizer_timeout: u64,
+}
+
+impl Default for SummarizerArgs {
+    fn default() -> SummarizerArgs {
+        SummarizerArgs {
+            summarizer: SummarizerKind::default(),
+            base_url: None,
+            summarizer_model: None,
+            summarizer_timeout: numbers::DEFAULT_SUMMARIZER_TIMEOUT,
+        }
+    }
 }
 
 impl SummarizerArgs {
@@ -239,6 +258,7 @@ impl SummarizerArgs {
             provider,
             base_url: self.base_url.clone(),
             model: self.summarizer_model.clone(),
+            timeout: Some(std::time::Duration::from_secs(self.summarizer_timeout)),
         })
     }
 }

@@ -1,9 +1,9 @@
 //! Findings: what ctxray wants a user to notice, with stable kebab-case codes.
 //!
 //! Owns: the `Finding` type and the findings that need only a parsed session and its counts
-//! (broken tool-call groups, skipped lines, a context over its window). Presets add their own.
+//! (broken tool-call groups, call ids used twice, skipped lines, a context over its window). Presets add their own.
 
-use super::groups::Grouping;
+use super::groups::{Duplicate, Grouping};
 use crate::session::Session;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,6 +61,9 @@ pub fn session_findings(
             });
         }
     }
+    for duplicate in &grouping.duplicates {
+        out.push(duplicate_call_id(duplicate));
+    }
     if !session.source.skipped.is_empty() {
         let lines: Vec<String> = session
             .source
@@ -99,6 +102,24 @@ pub fn session_findings(
         }
     }
     out
+}
+
+/// Several tool calls sharing one id: which result belongs to which call is a guess.
+fn duplicate_call_id(duplicate: &Duplicate) -> Finding {
+    let list: Vec<String> = duplicate.messages.iter().map(|m| format!("#{m}")).collect();
+    Finding {
+        code: "duplicate-call-id",
+        severity: Severity::Warn,
+        messages: duplicate.messages.clone(),
+        detail: format!(
+            "call id `{}` is shared by {} tool calls (message{} {}): each result is paired with \
+             the nearest preceding call of that id that has no result yet",
+            duplicate.id,
+            duplicate.calls,
+            if list.len() > 1 { "s" } else { "" },
+            list.join(", ")
+        ),
+    }
 }
 
 fn owner_of_result(session: &Session, messages: &[usize], call_id: &str) -> Option<usize> {

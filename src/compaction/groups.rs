@@ -1,9 +1,10 @@
 //! Tool-call groups: an assistant message's client-side calls and the messages holding their
 //! results (parallel calls included) form one group that a compaction must keep whole.
 //!
-//! Owns: pairing calls with results by id, merging groups that share a message, and saying
-//! which groups are incomplete (a call without a result, a result without its call). Calls the
-//! provider runs itself (`server`) belong to no group.
+//! Owns: pairing calls with results by id (a reused id pairs each result with the nearest
+//! earlier call still unanswered, and is listed), merging groups that share a message, and
+//! saying which groups are incomplete (a call without a result, a result without its call).
+//! Calls the provider runs itself (`server`) belong to no group.
 
 use std::collections::{HashMap, HashSet};
 
@@ -33,15 +34,33 @@ pub struct Grouping {
     pub groups: Vec<Group>,
     /// For each message, the group it belongs to.
     pub of_message: Vec<Option<usize>>,
+    /// Call ids used by more than one client-side call, in the order their first call appears.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// One call id shared by several client-side calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    pub id: String,
+    /// How many calls use it.
+    pub calls: usize,
+    /// The messages holding those calls, ascending.
+    pub messages: Vec<usize>,
 }
 
 /// Groups the messages of one session (children are grouped on their own).
+///
+/// A result is paired with the nearest preceding call of its id that has no result yet (with
+/// the nearest preceding call when all have one, a repeated result): two calls sharing an id
+/// then each get their own result, in order, and the id is listed in `duplicates`.
 pub fn group_messages(session: &Session) -> Grouping {
     let n = session.messages.len();
     let mut parent: Vec<usize> = (0..n).collect();
-    let mut call_owner: HashMap<&str, usize> = HashMap::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Per id, its calls still without a result (a stack: the nearest is on top).
+    let mut open_of: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut server_calls: HashSet<&str> = HashSet::new();
-    let mut answered: HashSet<&str> = HashSet::new();
     let mut in_group = vec![false; n];
     let mut orphans: Vec<(usize, &str)> = Vec::new();
 
@@ -54,17 +73,26 @@ pub fn group_messages(session: &Session) -> Grouping {
                     server_calls.insert(id);
                 }
                 Part::ToolCall { id, .. } => {
-                    call_owner.entry(id).or_insert(i);
+                    calls_of.entry(id).or_default().push(calls.len());
+                    open_of.entry(id).or_default().push(calls.len());
+                    calls.push(Call {
+                        message: i,
+                        id,
+                        answered: false,
+                    });
                     in_group[i] = true;
                 }
                 Part::ToolResult { call_id, .. } => {
                     if server_calls.contains(call_id.as_str()) {
                         continue;
                     }
-                    match call_owner.get(call_id.as_str()) {
-                        Some(&owner) => {
-                            union(&mut parent, owner, i);
-                            answered.insert(call_id);
+                    let id = call_id.as_str();
+                    let open = open_of.get_mut(id).and_then(Vec::pop);
+                    let nearest = open.or_else(|| calls_of.get(id).and_then(|c| c.last().copied()));
+                    match nearest.and_then(|c| calls.get_mut(c)) {
+                        Some(call) => {
+                            call.answered = true;
+                            union(&mut parent, call.message, i);
                         }
                         None => orphans.push((i, call_id)),
                     }
@@ -75,14 +103,82 @@ pub fn group_messages(session: &Session) -> Grouping {
         }
     }
 
-    // Number groups by their first message.
+    let mut grouping = number_groups(&mut parent, &in_group);
+    list_calls(&mut grouping, &calls, &orphans);
+    grouping.duplicates = duplicates(&calls, &calls_of);
+    grouping
+}
+
+/// Lists each group's call ids in call order and those still without a result, then the ids
+/// of results without a call.
+fn list_calls(grouping: &mut Grouping, calls: &[Call], orphans: &[(usize, &str)]) {
+    let mut listed: HashSet<(usize, &str)> = HashSet::new();
+    let mut unanswered: HashSet<(usize, &str)> = HashSet::new();
+    for call in calls {
+        let Some(gid) = grouping.of_message.get(call.message).copied().flatten() else {
+            continue;
+        };
+        let Some(group) = grouping.groups.get_mut(gid) else {
+            continue;
+        };
+        if listed.insert((gid, call.id)) {
+            group.call_ids.push(call.id.to_string());
+        }
+        if !call.answered && unanswered.insert((gid, call.id)) {
+            group.unanswered.push(call.id.to_string());
+        }
+    }
+    for &(i, call_id) in orphans {
+        let gid = grouping.of_message.get(i).copied().flatten();
+        if let Some(group) = gid.and_then(|g| grouping.groups.get_mut(g)) {
+            group.call_ids.push(call_id.to_string());
+            group.orphaned.push(call_id.to_string());
+        }
+    }
+}
+
+/// One client-side tool call, in session order.
+struct Call<'a> {
+    message: usize,
+    id: &'a str,
+    answered: bool,
+}
+
+/// Ids shared by several calls, in the order their first call appears.
+fn duplicates(calls: &[Call], calls_of: &HashMap<&str, Vec<usize>>) -> Vec<Duplicate> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for call in calls {
+        let Some(all) = calls_of.get(call.id).filter(|all| all.len() > 1) else {
+            continue;
+        };
+        if seen.insert(call.id) {
+            let mut messages: Vec<usize> = all
+                .iter()
+                .filter_map(|&c| calls.get(c))
+                .map(|c| c.message)
+                .collect();
+            messages.dedup();
+            out.push(Duplicate {
+                id: call.id.to_string(),
+                calls: all.len(),
+                messages,
+            });
+        }
+    }
+    out
+}
+
+/// Numbers the groups by their first message and lists each group's messages.
+fn number_groups(parent: &mut [usize], in_group: &[bool]) -> Grouping {
     let mut root_to_group: HashMap<usize, usize> = HashMap::new();
     let mut grouping = Grouping {
         groups: Vec::new(),
-        of_message: vec![None; n],
+        of_message: vec![None; in_group.len()],
+        duplicates: Vec::new(),
     };
     for (i, _) in in_group.iter().enumerate().filter(|(_, grouped)| **grouped) {
-        let root = find(&mut parent, i);
+        let root = find(parent, i);
         let gid = *root_to_group.entry(root).or_insert_with(|| {
             grouping.groups.push(Group {
                 id: grouping.groups.len(),
@@ -94,23 +190,7 @@ pub fn group_messages(session: &Session) -> Grouping {
             grouping.groups.len() - 1
         });
         grouping.of_message[i] = Some(gid);
-        let group = &mut grouping.groups[gid];
-        group.messages.push(i);
-        for (id, _) in session.messages[i].client_calls() {
-            if call_owner.get(id) == Some(&i) && !group.call_ids.iter().any(|c| c == id) {
-                group.call_ids.push(id.to_string());
-                if !answered.contains(id) {
-                    group.unanswered.push(id.to_string());
-                }
-            }
-        }
-    }
-    for (i, call_id) in orphans {
-        if let Some(gid) = grouping.of_message[i] {
-            let group = &mut grouping.groups[gid];
-            group.call_ids.push(call_id.to_string());
-            group.orphaned.push(call_id.to_string());
-        }
+        grouping.groups[gid].messages.push(i);
     }
     grouping
 }
@@ -193,6 +273,46 @@ mod tests {
         assert_eq!(g.groups[1].orphaned, vec!["zzz"]);
         assert_eq!(g.groups[1].messages, vec![2]);
         assert!(!g.groups[0].complete() && !g.groups[1].complete());
+    }
+
+    /// Two rounds reusing one call id: each result goes with its own round, and the id is
+    /// reported as shared.
+    #[test]
+    fn a_reused_call_id_pairs_each_result_with_its_own_call() {
+        let s = session(vec![
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+            (Role::User, vec![Part::text("again")]),
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+        ]);
+        let g = group_messages(&s);
+        let messages: Vec<Vec<usize>> = g.groups.iter().map(|g| g.messages.clone()).collect();
+        assert_eq!(messages, vec![vec![0, 1], vec![3, 4]]);
+        assert!(g.groups.iter().all(|g| g.complete() && g.call_ids == ["a"]));
+        assert_eq!(
+            g.duplicates,
+            vec![Duplicate {
+                id: "a".into(),
+                calls: 2,
+                messages: vec![0, 3]
+            }]
+        );
+    }
+
+    /// The second call of a reused id whose result never came is the one without a result.
+    #[test]
+    fn a_reused_call_id_without_a_second_result_leaves_the_second_call_unanswered() {
+        let s = session(vec![
+            (Role::Assistant, vec![call("a")]),
+            (Role::Tool, vec![result("a")]),
+            (Role::Assistant, vec![call("a")]),
+        ]);
+        let g = group_messages(&s);
+        assert_eq!(g.groups.len(), 2);
+        assert!(g.groups[0].complete());
+        assert_eq!(g.groups[1].messages, vec![2]);
+        assert_eq!(g.groups[1].unanswered, vec!["a"]);
     }
 
     #[test]

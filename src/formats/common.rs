@@ -140,7 +140,14 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    pub fn new(bytes: Vec<u8>, path: Option<PathBuf>, shown: &str) -> Result<Loaded, LoadError> {
+    pub fn new(
+        mut bytes: Vec<u8>,
+        path: Option<PathBuf>,
+        shown: &str,
+    ) -> Result<Loaded, LoadError> {
+        if !bytes.starts_with(b"PK\x03\x04") {
+            super::surrogates::repair(&mut bytes);
+        }
         let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
             3
         } else {

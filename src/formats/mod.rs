@@ -10,6 +10,7 @@ pub mod image;
 pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
+pub mod surrogates;
 
 pub(crate) mod agent_framework;
 mod anthropic;

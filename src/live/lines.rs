@@ -143,7 +143,10 @@ impl LineSplitter {
     }
 
     /// Parses `bytes` (whole lines; the last one unterminated only at end of input).
-    fn commit(&mut self, bytes: Vec<u8>, at_eof: bool) -> Batch {
+    fn commit(&mut self, mut bytes: Vec<u8>, at_eof: bool) -> Batch {
+        if !self.unparsed {
+            crate::formats::surrogates::repair(&mut bytes);
+        }
         let mut batch = self.empty_batch();
         let mut start = self.offset as usize;
         let mut pieces = bytes.split_inclusive(|&b| b == b'\n').peekable();
@@ -201,4 +204,23 @@ pub(crate) fn trim_end(line: &[u8]) -> &[u8] {
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(0, |i| i + 1);
     line.get(..end).unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A followed line holding a lone surrogate escape is a record (the half emoji reads as
+    /// U+FFFD), not a skipped line; the bytes kept for the session are the repaired ones.
+    #[test]
+    fn a_lone_surrogate_in_a_followed_line_is_read() {
+        let mut splitter = LineSplitter::new();
+        let batch = splitter.feed(b"{\"a\": \"x \\ud83d y\"}\n{\"b\": \"\\\\ud83d\"}\n".to_vec());
+        assert!(batch.skipped.is_empty(), "{:?}", batch.skipped);
+        assert_eq!(batch.records.len(), 2);
+        assert_eq!(batch.records[0].value["a"], "x \u{fffd} y");
+        assert_eq!(batch.records[1].value["b"], "\\ud83d");
+        let range = batch.records[0].range.clone();
+        assert_eq!(&batch.bytes[range], b"{\"a\": \"x \\ufffd y\"}");
+    }
 }

@@ -23,6 +23,7 @@ use super::retry::HttpOptions;
 use super::sse::SseEvent;
 use super::{prepare, DeltaSink, Summarizer, Summary, SummaryFuture};
 use crate::compaction::{PromptMessage, PromptRole};
+use crate::formats::surrogates::parse_value;
 
 /// The public endpoint, used when no `--base-url` is given (a trailing `/v1` is accepted).
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -211,7 +212,7 @@ impl Decoder for MessageStream {
     }
 
     fn event(&mut self, event: &SseEvent, sink: &DeltaSink) -> Result<(), SummarizeError> {
-        let data: Value = serde_json::from_str(&event.data).map_err(|_| {
+        let data: Value = parse_value(event.data.as_bytes()).map_err(|_| {
             SummarizeError::Malformed(format!("an event is not JSON: {}", preview(&event.data)))
         })?;
         let kind = data["type"].as_str().unwrap_or(&event.event);
@@ -250,6 +251,9 @@ impl Decoder for MessageStream {
 
     fn chars(&self) -> usize {
         self.text.chars().count()
+    }
+    fn bytes(&self) -> usize {
+        self.text.len()
     }
 }
 

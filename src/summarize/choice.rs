@@ -5,7 +5,9 @@
 //! Owns: the choice and building a client from it. Must not: send anything (building a client
 //! sends nothing) or hold the key.
 
-use super::{Anthropic, OpenAi, SummarizeError, Summarizer};
+use std::time::Duration;
+
+use super::{Anthropic, HttpOptions, OpenAi, SummarizeError, Summarizer};
 
 /// A provider reached over HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,15 +44,23 @@ pub struct Choice {
     pub base_url: Option<String>,
     /// The model (`None`: the client's default).
     pub model: Option<String>,
+    /// Deadline of the whole call, retries included (`None`: the client's default).
+    pub timeout: Option<Duration>,
 }
 
 impl Choice {
     /// The client, with its key read from the environment. Sends nothing.
     pub fn build(&self) -> Result<Box<dyn Summarizer>, SummarizeError> {
         let (base, model) = (self.base_url.as_deref(), self.model.as_deref());
+        let options = HttpOptions {
+            total_timeout: self.timeout.or(HttpOptions::default().total_timeout),
+            ..HttpOptions::default()
+        };
         Ok(match self.provider {
-            Provider::OpenAi => Box::new(OpenAi::from_env(base, model)?),
-            Provider::Anthropic => Box::new(Anthropic::from_env(base, model)?),
+            Provider::OpenAi => Box::new(OpenAi::from_env(base, model)?.with_options(options)?),
+            Provider::Anthropic => {
+                Box::new(Anthropic::from_env(base, model)?.with_options(options)?)
+            }
         })
     }
 

@@ -80,6 +80,13 @@ pub enum SummarizeError {
     /// The provider reported an error inside the stream.
     #[error("the provider reported an error: {0}")]
     Provider(String),
+
+    /// The summary grew past the cap (in bytes); the connection was closed.
+    #[error(
+        "the summary is larger than the cap of {} ({cap} bytes): the connection was closed",
+        mib(*cap)
+    )]
+    TooLarge { cap: usize },
 }
 
 fn detail(message: &str) -> String {
@@ -96,6 +103,12 @@ fn attempts_note(attempts: u32) -> String {
     } else {
         String::new()
     }
+}
+
+/// `1 MiB`, `0.5 MiB`.
+fn mib(bytes: usize) -> String {
+    let text = format!("{:.2}", bytes as f64 / f64::from(1u32 << 20));
+    format!("{} MiB", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// `2 s`, `0.3 s`, `1.25 s`.

@@ -1,8 +1,8 @@
 //! The transport both network summarizers share: one POST whose answer is an event stream.
 //!
 //! Owns: the endpoint URL (and how it is shown: no credentials, no query), sending with
-//! retries on 429/5xx, the connect / idle / total timeouts, turning statuses and transport
-//! failures into `SummarizeError`, and feeding the body through the SSE parser into a
+//! retries on 429/5xx, the connect / idle / total timeouts, the cap on a summary's size,
+//! turning statuses and transport failures into `SummarizeError`, and feeding the body through the SSE parser into a
 //! provider's `Decoder`. It knows no provider's JSON beyond the common `error.message` shape,
 //! and never shows the key: provider text is scrubbed of it, and the key travels in headers.
 
@@ -19,6 +19,12 @@ use super::key::ApiKey;
 use super::retry::{is_retryable, retry_after, HttpOptions};
 use super::sse::{SseEvent, SseParser};
 use super::DeltaSink;
+
+/// The largest summary accepted: 1 MiB of UTF-8 text. No model writes that much in one answer
+/// (the largest output limits, 128k tokens, are about 512 KiB of text) and a summary exists
+/// to be short; a server sending more is broken or hostile, and the call stops (dropping the
+/// response closes the connection) rather than hold and write it.
+pub const MAX_SUMMARY_BYTES: usize = 1 << 20;
 
 /// Where a summarizer posts.
 #[derive(Debug, Clone)]
@@ -88,6 +94,8 @@ pub(crate) trait Decoder {
     }
     /// Characters of text received so far.
     fn chars(&self) -> usize;
+    /// Bytes of text received so far (cheap: checked after every event).
+    fn bytes(&self) -> usize;
     /// The answer as read: text, the model that answered, input and output tokens.
     fn answer(self) -> (String, Option<String>, Option<u64>, Option<u64>);
 }
@@ -221,6 +229,11 @@ async fn read_stream<D: Decoder>(
         };
         for event in parser.feed(&chunk) {
             decoder.event(&event, sink)?;
+            if decoder.bytes() > MAX_SUMMARY_BYTES {
+                return Err(SummarizeError::TooLarge {
+                    cap: MAX_SUMMARY_BYTES,
+                });
+            }
             if decoder.finished() {
                 return Ok(());
             }

@@ -16,6 +16,7 @@ use super::retry::HttpOptions;
 use super::sse::SseEvent;
 use super::{prepare, DeltaSink, Summarizer, Summary, SummaryFuture};
 use crate::compaction::PromptMessage;
+use crate::formats::surrogates::parse_value;
 
 /// The public endpoint, used when no `--base-url` is given.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -153,7 +154,7 @@ impl Decoder for ChatStream {
             self.done = true;
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(&event.data).map_err(|_| {
+        let chunk: Value = parse_value(event.data.as_bytes()).map_err(|_| {
             SummarizeError::Malformed(format!("a chunk is not JSON: {}", preview(&event.data)))
         })?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
@@ -194,6 +195,9 @@ impl Decoder for ChatStream {
 
     fn chars(&self) -> usize {
         self.text.chars().count()
+    }
+    fn bytes(&self) -> usize {
+        self.text.len()
     }
 }
 
@@ -253,5 +257,19 @@ mod tests {
             e.unwrap_err().to_string(),
             "the provider reported an error: boom"
         );
+    }
+
+    /// A delta cut inside an emoji by a proxy's `JSON.stringify` (`\ud83d` alone) is text
+    /// with U+FFFD, not a malformed stream that loses the whole summary.
+    #[test]
+    fn a_lone_surrogate_in_a_chunk_reads_as_a_replacement_character() {
+        let mut s = ChatStream::default();
+        let sink = DeltaSink::none();
+        s.event(
+            &data(r#"{"choices":[{"index":0,"delta":{"content":"ok \ud83d"}}]}"#),
+            &sink,
+        )
+        .unwrap();
+        assert_eq!(s.text, "ok \u{fffd}");
     }
 }

@@ -55,9 +55,11 @@ pub fn image_tokens(img: &ImageRef, costing: ImageCosting) -> usize {
     }
 }
 
-/// OpenAI high detail: fit in 2048×2048, scale the short side to 768, 170 per 512-px tile + 85.
+/// OpenAI high detail (the "Calculating costs" rule of the vision guide): the image is scaled
+/// to fit 2048×2048, then its short side to 768, then 170 per 512-px tile + 85; so it never
+/// costs more than 2048×768 would (4 × 2 tiles, 1,445 tokens), whatever size a header claims.
 fn openai_tiles(w: u32, h: u32) -> usize {
-    let (mut w, mut h) = (w as f64, h as f64);
+    let (mut w, mut h) = (f64::from(w), f64::from(h));
     if w.max(h) > 2048.0 {
         let s = 2048.0 / w.max(h);
         w *= s;
@@ -72,25 +74,41 @@ fn openai_tiles(w: u32, h: u32) -> usize {
     170 * tiles as usize + 85
 }
 
-/// Anthropic: long edge capped at 1568 px, then width × height / 750.
+/// Anthropic ("Vision" guide, "Evaluate image size"): an image whose long edge is over 1568 px,
+/// or that would cost more than about 1,600 tokens, is first scaled down, aspect ratio kept,
+/// until it is within both limits; then width × height / 750. The largest image it accepts
+/// therefore costs at most `ANTHROPIC_UNKNOWN_IMAGE`, whatever size a header claims.
 fn anthropic(w: u32, h: u32) -> usize {
-    let (mut w, mut h) = (w as f64, h as f64);
+    let (mut w, mut h) = (f64::from(w), f64::from(h));
     if w.max(h) > 1568.0 {
         let s = 1568.0 / w.max(h);
         w *= s;
         h *= s;
     }
-    ((w * h) / 750.0).ceil() as usize
+    let tokens = ((w * h) / 750.0).ceil();
+    tokens.min(ANTHROPIC_UNKNOWN_IMAGE as f64) as usize
 }
 
-/// Gemini: 258 tokens if both sides ≤ 384 px, else 258 per 768×768 tile.
+/// Gemini: 258 tokens if both sides ≤ 384 px, else 258 per 768×768 tile. Vertex AI's image
+/// understanding guide: larger images are scaled down (and padded) to fit 3072×3072, aspect
+/// ratio kept, so an image never takes more than 4 × 4 tiles (4,128 tokens), whatever size a
+/// header claims.
 fn gemini(w: u32, h: u32) -> usize {
     if w <= 384 && h <= 384 {
         return GEMINI_IMAGE_TILE;
     }
-    let tiles = w.div_ceil(768) * h.div_ceil(768);
+    let (mut w, mut h) = (f64::from(w), f64::from(h));
+    if w.max(h) > GEMINI_MAX_SIDE {
+        let s = GEMINI_MAX_SIDE / w.max(h);
+        w *= s;
+        h *= s;
+    }
+    let tiles = (w / 768.0).ceil().max(1.0) * (h / 768.0).ceil().max(1.0);
     GEMINI_IMAGE_TILE * tiles as usize
 }
+
+/// The side of the square a Gemini image is scaled down to fit.
+const GEMINI_MAX_SIDE: f64 = 3072.0;
 
 #[cfg(test)]
 mod tests {
@@ -126,5 +144,41 @@ mod tests {
             image_tokens(&ImageRef::default(), ImageCosting::Anthropic),
             1600
         );
+        // 1568×1568 is within the long edge but over the ~1,600-token ceiling.
+        assert_eq!(
+            image_tokens(&img(1568, 1568), ImageCosting::Anthropic),
+            1600
+        );
+        // 3072×3072 is 4 × 4 tiles of 768.
+        assert_eq!(
+            image_tokens(&img(3072, 3072), ImageCosting::Gemini),
+            16 * 258
+        );
+    }
+
+    /// A forged header (width and height 0xFFFFFFFF) costs no more than the largest image each
+    /// provider accepts.
+    #[test]
+    fn absurd_dimensions_cost_no_more_than_the_largest_accepted_image() {
+        let forged = [
+            (u32::MAX, u32::MAX),
+            (u32::MAX, 1),
+            (1, u32::MAX),
+            (u32::MAX, 385),
+        ];
+        for (w, h) in forged {
+            let openai = image_tokens(&img(w, h), ImageCosting::Openai);
+            assert!(
+                openai <= image_tokens(&img(2048, 768), ImageCosting::Openai),
+                "{w}×{h}"
+            );
+            assert!(
+                image_tokens(&img(w, h), ImageCosting::Anthropic) <= 1600,
+                "{w}×{h}"
+            );
+            let gemini = image_tokens(&img(w, h), ImageCosting::Gemini);
+            assert!(gemini <= 16 * 258, "{w}×{h}: {gemini}");
+        }
+        assert_eq!(image_tokens(&img(2048, 768), ImageCosting::Openai), 1445);
     }
 }

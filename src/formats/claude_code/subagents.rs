@@ -202,7 +202,7 @@ fn first_session_id(path: &Path) -> Option<String> {
     let file = fs::File::open(path).ok()?;
     let mut line = String::new();
     BufReader::new(file).read_line(&mut line).ok()?;
-    let v: Value = serde_json::from_str(line.trim()).ok()?;
+    let v: Value = crate::formats::surrogates::parse_value(line.trim().as_bytes()).ok()?;
     str_at(&v, "sessionId").map(str::to_string)
 }
 
@@ -226,7 +226,7 @@ fn load_child(path: &Path) -> Option<Session> {
 /// `{agentType, description}` of a subagent's sidecar: the description, else the type.
 fn meta_title(path: &Path) -> Option<String> {
     let text = fs::read_to_string(path).ok()?;
-    let v: Value = serde_json::from_str(&text).ok()?;
+    let v: Value = crate::formats::surrogates::parse_value(text.as_bytes()).ok()?;
     str_at(&v, "description")
         .or_else(|| str_at(&v, "agentType"))
         .map(str::to_string)

@@ -42,7 +42,8 @@ pub(super) fn parse_capped(loaded: &Loaded, budget: u64) -> Result<Session, Load
     })?;
     let mut header = None;
     for name in ["header.json", "_journal/start.json"] {
-        if let Some(bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? {
+        if let Some(mut bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? {
+            crate::formats::surrogates::repair(&mut bytes);
             if let Ok(log) = serde_json::from_slice::<Value>(&bytes) {
                 header = Some(Header::read(&log));
                 break;
@@ -57,9 +58,10 @@ pub(super) fn parse_capped(loaded: &Loaded, budget: u64) -> Result<Session, Load
     let mut samples = Vec::new();
     let names = sample_names(&zip);
     for (n, name) in names.iter().enumerate() {
-        let Some(bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? else {
+        let Some(mut bytes) = read_named(&mut zip, name, &loaded.shown, &mut cap)? else {
             continue;
         };
+        crate::formats::surrogates::repair(&mut bytes);
         match serde_json::from_slice::<Value>(&bytes) {
             Ok(value) => {
                 let place = Place {

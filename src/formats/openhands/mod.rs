@@ -88,7 +88,8 @@ pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
     let mut skipped: Vec<(usize, String)> = Vec::new();
     for (position, name) in names.iter().enumerate() {
         match fs::read(events_dir.join(name)) {
-            Ok(bytes) => {
+            Ok(mut bytes) => {
+                crate::formats::surrogates::repair(&mut bytes);
                 let start = buffer.len();
                 buffer.extend_from_slice(&bytes);
                 let end = start + trimmed_len(&bytes);
@@ -149,7 +150,7 @@ fn event_file_index(name: &str) -> Option<u64> {
 
 fn read_base_state(dir: &Path) -> Option<Value> {
     let bytes = fs::read(dir.join("base_state.json")).ok()?;
-    serde_json::from_slice(&bytes).ok()
+    crate::formats::surrogates::parse_value(&bytes).ok()
 }
 
 /// Reads the conversation id and the agent's model from `base_state.json`; returns the agent

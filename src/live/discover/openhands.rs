@@ -67,7 +67,7 @@ pub(super) fn conversation(walker: &mut Walker, dir: &Entry) -> Option<Conversat
 
 /// The text of the event at `path` if it is a user `MessageEvent`.
 fn user_message(path: &Path) -> Option<String> {
-    let v: Value = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    let v: Value = crate::formats::surrogates::parse_value(&fs::read(path).ok()?).ok()?;
     if v.get("kind").and_then(Value::as_str) != Some("MessageEvent")
         || v.get("source").and_then(Value::as_str) != Some("user")
     {

@@ -4,8 +4,9 @@
 //! `trigger_messages` (messages ≥ it), else `trigger_ratio` × the window. Cut: system messages
 //! are pinned (`pin_system`), then the first `keep_first` other messages; the tail keeps the
 //! last `keep_last` messages, or the newest messages fitting `keep_tokens` when set. Tool-call
-//! groups are kept whole: a cut inside a group moves to its start (or, when that would reach
-//! into the pinned head, past its end), and a head that ends inside a group takes all of it.
+//! groups are kept whole: a cut inside a group (or between the messages of groups that
+//! interleave) moves back to the nearest cut that splits none, never into the pinned head, and
+//! a head that ends inside a group takes all of it.
 //! Summarizer: a `system` message with `prompt` and one `user` message with one block per
 //! summarized message, `[role] text`, tool calls as `name(arguments)`, tool results as
 //! `result <call id>: text`, blocks `\n\n`-joined; `role=user` sends one user message, the
@@ -15,7 +16,7 @@
 
 mod render;
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 
 use render::render_request;
 
@@ -233,10 +234,10 @@ impl Cut {
         let mut pinned: Vec<usize> = visible.iter().copied().filter(|&i| is_system(i)).collect();
         let body: Vec<usize> = visible.iter().copied().filter(|&i| !is_system(i)).collect();
         let keep_first = settings.int("keep_first").unwrap_or(0).max(0) as usize;
-        let mut head = keep_first.min(body.len());
-        head = extend_past_group(input, &body, head);
-        let mut start = tail_start(input, settings, &body).max(head);
-        start = group_boundary(input, &body, start, head);
+        let clean = clean_cuts(input, &body);
+        let head = extend_past_group(&clean, keep_first.min(body.len()));
+        let start = tail_start(input, settings, &body).max(head);
+        let start = group_boundary(&clean, start, head);
         pinned.extend(body.iter().take(head));
         pinned.sort_unstable();
         Cut {
@@ -273,39 +274,42 @@ fn group_of(input: &PlanInput, i: usize) -> Option<usize> {
     input.grouping.of_message.get(i).copied().flatten()
 }
 
-/// Moves a head end forward until no group has messages on both sides of it.
-fn extend_past_group(input: &PlanInput, body: &[usize], mut head: usize) -> usize {
-    while head > 0 && head < body.len() {
-        let Some(g) = body.get(head - 1).and_then(|&i| group_of(input, i)) else {
-            break;
-        };
-        let rest = body.get(head..).unwrap_or_default();
-        if !rest.iter().any(|&i| group_of(input, i) == Some(g)) {
-            break;
+/// For each position `c` of `body` (0 to its length), whether cutting before `body[c]` leaves
+/// every tool-call group on one side: no group has a message before `c` and another at or
+/// after it. Groups may interleave (a call answered after the next round began), so the whole
+/// span of every group counts, not only the group at the cut.
+fn clean_cuts(input: &PlanInput, body: &[usize]) -> Vec<bool> {
+    let mut last: HashMap<usize, usize> = HashMap::new();
+    for (pos, &i) in body.iter().enumerate() {
+        if let Some(g) = group_of(input, i) {
+            last.insert(g, pos);
         }
-        head += 1;
     }
-    head
+    let mut clean = Vec::with_capacity(body.len() + 1);
+    clean.push(true);
+    let mut reach = 0usize;
+    for (pos, &i) in body.iter().enumerate() {
+        let end = group_of(input, i).and_then(|g| last.get(&g).copied());
+        reach = reach.max(end.unwrap_or(pos));
+        clean.push(reach <= pos);
+    }
+    clean
 }
 
-/// Moves a cut that splits a group to the group's start, or past its end when the start lies
-/// in the pinned head.
-fn group_boundary(input: &PlanInput, body: &[usize], start: usize, head: usize) -> usize {
-    let Some(g) = body.get(start).and_then(|&i| group_of(input, i)) else {
-        return start;
-    };
-    let members: BTreeSet<usize> = body
-        .iter()
-        .enumerate()
-        .filter(|(_, &i)| group_of(input, i) == Some(g))
-        .map(|(pos, _)| pos)
-        .collect();
-    let first = members.first().copied().unwrap_or(start);
-    if first >= head {
-        first
-    } else {
-        members.last().map_or(start, |l| l + 1)
-    }
+/// The first clean cut at or after `head`: a head that ends inside a group takes all of it.
+fn extend_past_group(clean: &[bool], head: usize) -> usize {
+    (head..clean.len())
+        .find(|&c| clean.get(c) == Some(&true))
+        .unwrap_or(clean.len().saturating_sub(1))
+}
+
+/// A tail start that splits a group moves back to the last clean cut, never into the pinned
+/// head (`head` is clean).
+fn group_boundary(clean: &[bool], start: usize, head: usize) -> usize {
+    (head..=start)
+        .rev()
+        .find(|&c| clean.get(c) == Some(&true))
+        .unwrap_or(head)
 }
 
 /// Pinned and kept messages alone at or over a token trigger: the next turn compacts again.
