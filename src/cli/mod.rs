@@ -20,7 +20,7 @@ mod report_text;
 mod share_cmd;
 mod style;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
@@ -273,6 +273,17 @@ pub struct Common {
     /// Count every message afresh and keep no counts (also `CTXRAY_NO_CACHE=1`).
     #[arg(long)]
     pub no_cache: bool,
+    /// Most bytes read from a source that is not a regular file (stdin, a pipe, a device):
+    /// `1G`, `512M`, plain bytes [default: 2G].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_input: Option<u64>,
+    /// Longest JSONL line read [default: 512M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_line: Option<u64>,
+    /// Largest configuration file read (`--config`, models.toml, config.toml, a theme)
+    /// [default: 1M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_config: Option<u64>,
 }
 
 impl Common {
@@ -281,6 +292,16 @@ impl Common {
             OutputFormat::Json
         } else {
             self.format.unwrap_or(OutputFormat::Text)
+        }
+    }
+
+    /// The input limits the flags give, the defaults otherwise.
+    pub fn limits(&self) -> crate::limits::Limits {
+        let d = crate::limits::Limits::default();
+        crate::limits::Limits {
+            input: self.max_input.unwrap_or(d.input),
+            line: self.max_line.unwrap_or(d.line),
+            config: self.max_config.unwrap_or(d.config),
         }
     }
 
@@ -379,10 +400,12 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     if let Some(choice) = &summarizer {
         choice.build()?;
     }
+    let limits = cli.common.limits();
     let theme = crate::tui::theme::Theme::load(
         cli.theme.as_deref(),
         cli.common.no_color,
         crate::config::config_dir().as_deref(),
+        limits.config,
     )?;
     let source = match cli.source.as_deref() {
         None => None,
@@ -399,16 +422,18 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     }
     let loader = Loader {
         from: cli.common.from,
-        registry: crate::config::load_registry(cli.common.config.as_deref())?,
+        registry: crate::config::load_registry(cli.common.config.as_deref(), limits.config)?,
         options: cli.common.options(),
+        limits,
     };
     // A small file is read before the screen is taken, so a broken one is refused without
     // flashing the screen; a large one loads behind the progress gauge.
     let loaded = match &source {
         Some(Source::Path(path))
-            if std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) =>
+            if std::fs::metadata(path)
+                .is_ok_and(|m| m.is_file() && m.len() <= LOAD_BEFORE_SCREEN) =>
         {
-            let session = formats::load_path(path, loader.from)?;
+            let session = formats::load_path_within(path, loader.from, &limits)?;
             Some(Analysis::new(session, &loader.registry, &loader.options))
         }
         _ => None,
@@ -672,14 +697,18 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Loads a session from a path, or stdin for `-`.
-pub fn load_source(source: &str, from: Option<Format>) -> anyhow::Result<crate::session::Session> {
+/// Loads a session from a path, or stdin for `-`, within `limits`.
+pub fn load_source(
+    source: &str,
+    from: Option<Format>,
+    limits: &crate::limits::Limits,
+) -> anyhow::Result<crate::session::Session> {
     if source == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("stdin: cannot read")?;
-        return Ok(formats::load_bytes(bytes, None, "<stdin>", from)?);
+        let bytes = crate::limits::read_at_most(std::io::stdin().lock(), limits.input)
+            .map_err(|e| formats::read_error("<stdin>", e))?;
+        return Ok(formats::load_bytes_within(
+            bytes, None, "<stdin>", from, limits,
+        )?);
     }
-    Ok(formats::load_path(Path::new(source), from)?)
+    Ok(formats::load_path_within(Path::new(source), from, limits)?)
 }

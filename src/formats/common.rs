@@ -141,6 +141,17 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn new(bytes: Vec<u8>, path: Option<PathBuf>, shown: &str) -> Result<Loaded, LoadError> {
+        Loaded::within(bytes, path, shown, crate::limits::DEFAULT_LINE)
+    }
+
+    /// [`Loaded::new`], refusing a JSONL line longer than `max_line` bytes (a one-line
+    /// document is not a line: a regular file is read whatever its size).
+    pub fn within(
+        bytes: Vec<u8>,
+        path: Option<PathBuf>,
+        shown: &str,
+        max_line: u64,
+    ) -> Result<Loaded, LoadError> {
         let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
             3
         } else {
@@ -161,7 +172,11 @@ impl Loaded {
         if body.iter().all(|b| b.is_ascii_whitespace()) {
             return Err(LoadError::not_session(shown, "the file is empty"));
         }
-        loaded.doc = split(&loaded.buffer, start, shown, &mut loaded.skipped)?;
+        let bounds = Bounds {
+            shown,
+            max_line: usize::try_from(max_line).unwrap_or(usize::MAX),
+        };
+        loaded.doc = split(&loaded.buffer, start, &bounds, &mut loaded.skipped)?;
         Ok(loaded)
     }
 
@@ -286,17 +301,38 @@ impl Loaded {
     }
 }
 
+/// The name of the source and the longest JSONL line it may hold.
+struct Bounds<'a> {
+    shown: &'a str,
+    max_line: usize,
+}
+
+impl Bounds<'_> {
+    /// The error for line `line` (1-based) being over the limit.
+    fn too_long(&self, line: usize) -> LoadError {
+        LoadError::Malformed {
+            path: self.shown.to_string(),
+            line,
+            what: crate::limits::line_exceeded(self.max_line as u64),
+        }
+    }
+}
+
 /// Splits the bytes into JSONL records, or parses them as one JSON document.
 fn split(
     buffer: &[u8],
     start: usize,
-    shown: &str,
+    bounds: &Bounds,
     skipped: &mut Vec<Skipped>,
 ) -> Result<Doc, LoadError> {
+    let shown = bounds.shown;
     let body = &buffer[start..];
-    let first_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
+    let first_end = memchr::memchr(b'\n', body).unwrap_or(body.len());
     let first_line = trim_line(&body[..first_end]);
     let rest_empty = body[first_end..].iter().all(|b| b.is_ascii_whitespace());
+    if !rest_empty && first_line.len() > bounds.max_line {
+        return Err(bounds.too_long(1));
+    }
     let first_parses = !first_line.is_empty()
         && first_line[0] == b'{'
         && serde_json::from_slice::<Value>(first_line).is_ok();
@@ -312,7 +348,7 @@ fn split(
             }
             Ok(value) => return Ok(Doc::Json(value)),
             Err(whole) => {
-                let lines = check_lines(buffer, start, skipped);
+                let lines = check_lines(buffer, start, bounds, skipped)?;
                 if lines.is_empty() {
                     skipped.clear();
                     let why = describe_json_error(body, &whole);
@@ -331,13 +367,18 @@ fn split(
             }
         }
     }
-    Ok(Doc::Lines(check_lines(buffer, start, skipped)))
+    Ok(Doc::Lines(check_lines(buffer, start, bounds, skipped)?))
 }
 
 /// Checks every non-empty line (without building its value); lines that are not JSON
 /// objects or arrays are reported. Large sources are checked on all cores, in slices that
 /// start at a line.
-fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines {
+fn check_lines(
+    buffer: &[u8],
+    start: usize,
+    bounds: &Bounds,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Lines, LoadError> {
     let body = &buffer[start..];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pieces = if body.len() < PARALLEL_CHECK_MIN {
@@ -356,15 +397,16 @@ fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines
         }
     }
     cuts.push(buffer.len());
-    let checked: Vec<(Vec<Span>, Vec<Skipped>, usize)> = if cuts.len() == 2 {
-        vec![check_slice(buffer, start, buffer.len())]
+    let max = bounds.max_line;
+    let checked: Vec<SliceCheck> = if cuts.len() == 2 {
+        vec![check_slice(buffer, start, buffer.len(), max)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = cuts
                 .windows(2)
                 .map(|w| {
                     let (a, b) = (w[0], w[1]);
-                    scope.spawn(move || check_slice(buffer, a, b))
+                    scope.spawn(move || check_slice(buffer, a, b, max))
                 })
                 .collect();
             handles
@@ -376,7 +418,16 @@ fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines
     // Line numbers restart at 0 in each slice: shift them by the lines before it.
     let mut lines = Lines::default();
     let mut before = 0usize;
-    for (spans, skips, count) in checked {
+    for SliceCheck {
+        spans,
+        skipped: skips,
+        lines: count,
+        too_long,
+    } in checked
+    {
+        if let Some(number) = too_long {
+            return Err(bounds.too_long(before + number + 1));
+        }
         lines.spans.extend(spans.into_iter().map(|mut s| {
             s.index += before;
             s
@@ -387,15 +438,27 @@ fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines
         }));
         before += count;
     }
-    lines
+    Ok(lines)
+}
+
+/// What checking one slice found; line numbers are relative to the slice.
+#[derive(Default)]
+struct SliceCheck {
+    /// The valid lines.
+    spans: Vec<Span>,
+    skipped: Vec<Skipped>,
+    /// How many lines the slice holds.
+    lines: usize,
+    /// The first line longer than the limit (checking stopped there).
+    too_long: Option<usize>,
 }
 
 /// Below this many bytes the lines are checked on one thread.
 const PARALLEL_CHECK_MIN: usize = 4 << 20;
 
-/// Checks the lines of `buffer[from..to]` (which starts at a line); numbers are relative to
-/// the slice. Returns the valid lines, the skipped ones, and how many lines the slice holds.
-fn check_slice(buffer: &[u8], from: usize, to: usize) -> (Vec<Span>, Vec<Skipped>, usize) {
+/// Checks the lines of `buffer[from..to]` (which starts at a line), up to the first line
+/// longer than `max_line` bytes.
+fn check_slice(buffer: &[u8], from: usize, to: usize, max_line: usize) -> SliceCheck {
     let mut spans = Vec::new();
     let mut skipped = Vec::new();
     let mut pos = from;
@@ -404,6 +467,12 @@ fn check_slice(buffer: &[u8], from: usize, to: usize) -> (Vec<Span>, Vec<Skipped
         let end = memchr::memchr(b'\n', &buffer[pos..to]).map_or(to, |i| pos + i);
         let last = end == buffer.len();
         let line = trim_line(&buffer[pos..end]);
+        if line.len() > max_line {
+            return SliceCheck {
+                too_long: Some(number),
+                ..SliceCheck::default()
+            };
+        }
         if !line.is_empty() {
             match check_line(line) {
                 Ok(()) => spans.push(Span {
@@ -424,7 +493,12 @@ fn check_slice(buffer: &[u8], from: usize, to: usize) -> (Vec<Span>, Vec<Skipped
         number += 1;
         pos = end + 1;
     }
-    (spans, skipped, number)
+    SliceCheck {
+        spans,
+        skipped,
+        lines: number,
+        too_long: None,
+    }
 }
 
 /// Why a line is not a record.
@@ -555,6 +629,16 @@ fn trimmed_end(buffer: &[u8], start: usize, end: usize) -> usize {
 
 // ---- typed accessors -------------------------------------------------------------------------
 
+/// Whether a record carries nothing: an empty object or array. Such a record is counted but
+/// makes no message, so that a file of millions of `{}` lines costs what its spans cost.
+pub fn carries_nothing(v: &Value) -> bool {
+    match v {
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
 /// `v[key]` as a string.
 pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key)?.as_str()
@@ -637,8 +721,13 @@ mod tests {
         }
         bytes.extend_from_slice(b"{\"last\": tru");
         let mut skipped = Vec::new();
-        let lines = check_lines(&bytes, 0, &mut skipped);
-        let (spans, one_pass_skipped, _) = check_slice(&bytes, 0, bytes.len());
+        let bounds = Bounds {
+            shown: "x",
+            max_line: usize::MAX,
+        };
+        let lines = check_lines(&bytes, 0, &bounds, &mut skipped).unwrap();
+        let one_pass = check_slice(&bytes, 0, bytes.len(), usize::MAX);
+        let (spans, one_pass_skipped) = (one_pass.spans, one_pass.skipped);
         let got: Vec<(usize, usize, usize)> = lines
             .spans
             .iter()
@@ -652,6 +741,44 @@ mod tests {
             .iter()
             .any(|k| k.reason.starts_with("truncated last line")));
         assert!(skipped.len() > 2 * (n / 97));
+    }
+
+    /// A JSONL line longer than the limit is refused with its line number, whichever slice of
+    /// a parallel check it falls in; a line at the limit, and a one-line document over it,
+    /// are read.
+    #[test]
+    fn a_line_over_the_limit_is_refused_with_its_number() {
+        let line = |n: usize| format!("{{\"n\": {n}, \"pad\": \"{}\"}}\n", "x".repeat(100));
+        let mut bytes = String::new();
+        let mut n = 0;
+        while bytes.len() < PARALLEL_CHECK_MIN * 3 {
+            bytes.push_str(&line(n));
+            n += 1;
+        }
+        let long = format!("{{\"long\": \"{}\"}}", "y".repeat(4000));
+        let cut = bytes.len() * 2 / 3;
+        let at = bytes[..cut].matches('\n').count();
+        let cut = bytes[..cut].rfind('\n').map_or(0, |i| i + 1);
+        bytes.insert_str(cut, &format!("{long}\n"));
+        let err = Loaded::within(bytes.clone().into_bytes(), None, "big.jsonl", 4000)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(&*format!(
+                "big.jsonl:{}: a line longer than 4000 bytes (raise with --max-line SIZE)",
+                at + 1
+            ))
+        );
+        let read = Loaded::within(bytes.into_bytes(), None, "big.jsonl", long.len() as u64);
+        assert_eq!(read.map(|l| l.record_count()).ok(), Some(n + 1));
+        let one = Loaded::within(long.clone().into_bytes(), None, "one.json", 10);
+        assert!(one.is_ok(), "a one-line document is not a line");
+        let first = Loaded::within(format!("{long}\n{}", line(0)).into_bytes(), None, "f", 10);
+        assert_eq!(
+            first.err().map(|e| e.to_string()),
+            Some("f:1: a line longer than 10 bytes (raise with --max-line SIZE)".to_string())
+        );
     }
 
     /// A line is checked without building its value, and accepted exactly when a `Value` parse
