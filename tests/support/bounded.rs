@@ -65,6 +65,7 @@ impl Run {
 }
 
 /// Runs the binary with `args` (stdin empty), killing it after `deadline`.
+#[allow(dead_code)] // Used by some of the test binaries that include this file.
 pub fn run<S: AsRef<OsStr>>(args: &[S], deadline: Duration) -> Run {
     let child = Command::new(env!("CARGO_BIN_EXE_ctxray"))
         .args(args)
