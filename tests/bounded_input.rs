@@ -197,15 +197,30 @@ fn three_million_empty_records_cost_little() {
     drop(file);
     let shown = path.display().to_string();
     for from in ["claude-code", "codex", "openhands"] {
-        let run = run(&["report", &shown, "--from", from]);
-        run.assert_sane(from);
-        assert_eq!(run.code, Some(0), "{from}: {}", run.stderr);
-        assert!(
-            run.peak_rss < 400 << 20,
-            "--from {from}: peaked at {} MB for 3,000,000 empty records",
-            run.peak_rss >> 20
-        );
+        for command in [vec!["report"], vec!["plan", "--preset", from]] {
+            let args: Vec<&str> = command
+                .iter()
+                .copied()
+                .chain([&*shown, "--from", from])
+                .collect();
+            let what = args.join(" ");
+            let run = run(&args);
+            run.assert_sane(&what);
+            assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
+            assert!(
+                run.peak_rss < 300 << 20,
+                "{what}: peaked at {} MB for 3,000,000 empty records",
+                run.peak_rss >> 20
+            );
+        }
     }
+    let detected = run(&["report", &shown]);
+    detected.assert_refused("report without --from", &["not any known session format"]);
+    assert!(
+        detected.peak_rss < 300 << 20,
+        "detection peaked at {} MB",
+        detected.peak_rss >> 20
+    );
 }
 
 /// Runs the inspector in a pseudo-terminal (util-linux `script`) under an address-space cap,
