@@ -109,17 +109,32 @@ pub enum ReadError {
 }
 
 /// Everything `reader` gives, or `Exceeded(input_exceeded(limit))` as soon as it gives more
-/// than `limit` bytes (at most `limit + 1` are held).
-pub fn read_at_most(reader: impl Read, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// than `limit` bytes. The buffer doubles as it fills but never holds more than `limit`
+/// bytes, so reading up to the limit takes the limit, not twice it.
+pub fn read_at_most(mut reader: impl Read, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let limit_len = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut bytes = Vec::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::Exceeded(input_exceeded(limit)));
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if n > limit_len - bytes.len() {
+            return Err(ReadError::Exceeded(input_exceeded(limit)));
+        }
+        if bytes.capacity() - bytes.len() < n {
+            let grown = (bytes.capacity() * 2).max(READ_CHUNK).min(limit_len);
+            bytes.reserve_exact(grown.max(bytes.len() + n) - bytes.len());
+        }
+        bytes.extend_from_slice(&chunk[..n]);
     }
-    Ok(bytes)
 }
+
+/// Bytes asked of a reader at a time.
+const READ_CHUNK: usize = 64 << 10;
 
 /// A session source: a regular file whole, anything else (a FIFO, a device, a socket) up to
 /// `limits.input` bytes. The file is opened once and its type read from the open file.
@@ -230,6 +245,17 @@ mod tests {
         assert_eq!(show(DEFAULT_INPUT), "2 GiB");
         assert_eq!(show(DEFAULT_LINE), "512 MiB");
         assert_eq!(show(1000), "1000 bytes");
+    }
+
+    /// Reading up to the limit holds no more than the limit: 2 GiB from a pipe must not
+    /// take 4 GiB of buffer.
+    #[test]
+    fn reading_up_to_the_limit_holds_no_more_than_the_limit() {
+        let limit = (3 << 20) + 17;
+        let bytes = read_at_most(io::repeat(7).take(limit), limit);
+        let bytes = bytes.ok().unwrap_or_default();
+        assert_eq!(bytes.len() as u64, limit);
+        assert!(bytes.capacity() as u64 <= limit, "{}", bytes.capacity());
     }
 
     #[test]

@@ -389,7 +389,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
 /// taken; loading then happens behind a progress gauge.
 fn inspect(cli: Cli) -> anyhow::Result<i32> {
     use crate::tui::runtime::{self, Exit, Start};
-    use crate::tui::tasks::{Loader, Source};
+    use crate::tui::tasks::Loader;
     if let Some(name) = &cli.preset {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
@@ -426,18 +426,7 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         options: cli.common.options(),
         limits,
     };
-    // A small file is read before the screen is taken, so a broken one is refused without
-    // flashing the screen; a large one loads behind the progress gauge.
-    let loaded = match &source {
-        Some(Source::Path(path))
-            if std::fs::metadata(path)
-                .is_ok_and(|m| m.is_file() && m.len() <= LOAD_BEFORE_SCREEN) =>
-        {
-            let session = formats::load_path_within(path, loader.from, &limits)?;
-            Some(Analysis::new(session, &loader.registry, &loader.options))
-        }
-        _ => None,
-    };
+    let loaded = load_before_screen(source.as_ref(), &loader)?;
     let start = Start {
         source,
         loader,
@@ -451,6 +440,26 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         Exit::Signal(n) => Ok(128 + n),
         Exit::Failed(error) => Err(anyhow!(error)),
     }
+}
+
+/// A small file is read before the screen is taken, so a broken one is refused without
+/// flashing the screen; a large one loads behind the progress gauge (`None`).
+fn load_before_screen(
+    source: Option<&crate::tui::tasks::Source>,
+    loader: &crate::tui::tasks::Loader,
+) -> anyhow::Result<Option<Analysis>> {
+    let Some(crate::tui::tasks::Source::Path(path)) = source else {
+        return Ok(None);
+    };
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) {
+        return Ok(None);
+    }
+    let session = formats::load_path_within(path, loader.from, &loader.limits)?;
+    Ok(Some(Analysis::new(
+        session,
+        &loader.registry,
+        &loader.options,
+    )))
 }
 
 /// The inspector's source: `-` (stdin, which must be a pipe), a followed file, or a path.
