@@ -258,7 +258,8 @@ fn read_shown(
     let total = file.metadata().map_or(0, |m| m.len());
     progress.start(Phase::Reading, total);
     let mut splitter = crate::live::LineSplitter::new();
-    let mut live = LiveSession::new(loader.from, Some(path.to_path_buf()), &shown);
+    let mut live = LiveSession::new(loader.from, Some(path.to_path_buf()), &shown)
+        .with_max_line(loader.limits.line);
     let mut known = KnownCounts::default();
     let mut read = 0u64;
     let mut piece = FIRST_PIECE;
@@ -349,7 +350,7 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
         Phase::Reading,
         std::fs::metadata(path).map_or(0, |m| m.len()),
     );
-    let mut file = match LiveFile::open(path, loader.from) {
+    let mut file = match LiveFile::open_within(path, loader.from, loader.limits.line) {
         Ok(f) => f,
         Err(e) => {
             let _ = tx.send(Msg::LoadFailed(e.to_string()));
@@ -401,7 +402,7 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
 fn read_stdin(input: impl Read, loader: &Loader, progress: &Progress, tx: &UnboundedSender<Msg>) {
     progress.start(Phase::Waiting, 0);
     let mut reader = StdinReader::new(input, "<stdin>").with_limit(loader.limits.input);
-    let mut live = LiveSession::new(loader.from, None, "<stdin>");
+    let mut live = LiveSession::new(loader.from, None, "<stdin>").with_max_line(loader.limits.line);
     let mut shown_any = false;
     loop {
         let (batch, done) = match reader.poll() {
