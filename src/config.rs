@@ -17,20 +17,46 @@ pub fn config_dir() -> Option<PathBuf> {
 }
 
 /// The registry: bundled, then `<config dir>/models.toml`, then `explicit` (which must exist).
-pub fn load_registry(explicit: Option<&Path>) -> Result<Registry, RegistryError> {
-    let mut registry = match config_dir() {
-        Some(dir) => Registry::with_user_file(&dir.join("models.toml"))?,
-        None => Registry::bundled(),
-    };
+/// Each file is a regular file of at most `limit` bytes.
+pub fn load_registry(explicit: Option<&Path>, limit: u64) -> Result<Registry, RegistryError> {
+    let mut registry = Registry::bundled();
+    if let Some(dir) = config_dir() {
+        let path = dir.join("models.toml");
+        if let Some(text) =
+            read_optional(&path, limit).map_err(|message| RegistryError::Invalid {
+                path: path.display().to_string(),
+                message,
+            })?
+        {
+            registry.layer(&text, &path.display().to_string())?;
+        }
+    }
     if let Some(path) = explicit {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| RegistryError::Invalid {
+        let text = read_text(path, limit).map_err(|message| RegistryError::Invalid {
             path: shown.clone(),
-            message: format!("cannot read: {e}"),
+            message,
         })?;
         registry.layer(&text, &shown)?;
     }
     Ok(registry)
+}
+
+/// A configuration file's text, bounded by `limit` (see `limits::read_config`); the error is
+/// the reason, without the file name.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
+    crate::limits::read_config(path, limit).map_err(|e| e.to_string())
+}
+
+/// [`read_text`], `None` when there is no such file.
+pub fn read_optional(path: &Path, limit: u64) -> Result<Option<String>, String> {
+    match crate::limits::read_config(path, limit) {
+        Ok(text) => Ok(Some(text)),
+        Err(crate::limits::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The settings file in the config directory.
@@ -56,15 +82,21 @@ pub enum ConfigError {
 /// # Errors
 /// The file exists but cannot be read or is not a valid settings file; the error names it.
 pub fn read_user_config(dir: &Path) -> Result<UserConfig, ConfigError> {
+    read_user_config_within(dir, crate::limits::DEFAULT_CONFIG)
+}
+
+/// [`read_user_config`] with the file bounded by `limit` bytes.
+///
+/// # Errors
+/// As [`read_user_config`]; a file over the limit, or not a regular file, too.
+pub fn read_user_config_within(dir: &Path, limit: u64) -> Result<UserConfig, ConfigError> {
     let path = dir.join(CONFIG_FILE);
     let invalid = |message: String| ConfigError::Invalid {
         path: path.display().to_string(),
         message,
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserConfig::default()),
-        Err(e) => return Err(invalid(format!("cannot read: {e}"))),
+    let Some(text) = read_optional(&path, limit).map_err(invalid)? else {
+        return Ok(UserConfig::default());
     };
     toml::from_str(&text).map_err(|e| invalid(toml_error_line(&text, &e)))
 }

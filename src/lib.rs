@@ -11,6 +11,7 @@ pub mod count_cache;
 pub mod diff;
 pub mod export;
 pub mod formats;
+pub mod limits;
 pub mod live;
 pub mod progress;
 pub mod pyrepr;

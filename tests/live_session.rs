@@ -275,3 +275,21 @@ fn a_complete_last_record_is_shown_before_its_newline_and_never_twice() {
     assert_eq!(shape(live.session().unwrap()), expected);
     assert_eq!(live.poll().unwrap(), LiveUpdate::Unchanged);
 }
+
+/// A followed file is read with the line limit it was opened with: a line over it keeps the
+/// session from parsing, the same file under a raised limit reads.
+#[test]
+fn a_followed_file_keeps_the_line_limit_it_was_opened_with() {
+    let text = String::from_utf8(fixture("claude-code/mixed.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.insert(
+        2,
+        format!(r#"{{"type":"progress","data":"{}"}}"#, "z".repeat(3000)),
+    );
+    let (_dir, path) = temp_file("long.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let tight = LiveFile::open_within(&path, None, 1000).unwrap();
+    assert!(tight.session().is_none());
+    let raised = LiveFile::open_within(&path, None, 4000).unwrap();
+    let expected = load_bytes(fs::read(&path).unwrap(), None, "x", None).unwrap();
+    assert_eq!(shape(raised.session().unwrap()), shape(&expected));
+}

@@ -49,6 +49,7 @@ fn loads_piece_by_piece(fixture_name: &str) {
         from: None,
         registry: Registry::bundled(),
         options: Options::default(),
+        limits: Default::default(),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let progress = std::sync::Arc::new(ctxray::progress::Progress::new());

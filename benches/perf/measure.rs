@@ -134,6 +134,7 @@ fn inspector_open(path: &Path) {
         from: None,
         registry: Registry::bundled(),
         options: Options::default(),
+        limits: Default::default(),
     };
     let progress = std::sync::Arc::new(ctxray::progress::Progress::new());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

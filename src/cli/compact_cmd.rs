@@ -48,7 +48,7 @@ pub fn written(
     {
         // Another framework's history, kept in Claude Code's own lines: the plan's kept
         // messages (which name the original lines) around the summary.
-        let original = std::fs::read(input.unwrap_or(std::path::Path::new("")))?;
+        let original = crate::limits::read_regular(input.unwrap_or(std::path::Path::new("")))?;
         let spliced = if done.rejected {
             before.session.clone()
         } else {

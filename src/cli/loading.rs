@@ -33,7 +33,8 @@ pub enum Raw {
 
 /// [`analyse`], letting the source's bytes go after parsing when `raw` says so.
 pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Result<Analysis> {
-    let registry = crate::config::load_registry(common.config.as_deref())?;
+    let limits = common.limits();
+    let registry = crate::config::load_registry(common.config.as_deref(), limits.config)?;
     let options = common.options();
     let file_len = (source != "-")
         .then(|| std::fs::metadata(source).ok())
@@ -41,7 +42,7 @@ pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Resul
         .filter(|m| m.is_file())
         .map(|m| m.len());
     let Some(len) = file_len.filter(|&len| progress_line::wanted(len)) else {
-        let mut session = load_source(source, common.from)?;
+        let mut session = load_source(source, common.from, &limits)?;
         if raw == Raw::Release {
             release_raw(&mut session);
         }
@@ -51,7 +52,13 @@ pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Resul
     let line = Line::start(progress.clone(), len);
     let bytes = read_watched(Path::new(source), len, &progress)?;
     progress.start(Phase::Parsing, 0);
-    let mut session = crate::formats::load_bytes(bytes, Some(source.into()), source, common.from)?;
+    let mut session = crate::formats::load_bytes_within(
+        bytes,
+        Some(source.into()),
+        source,
+        common.from,
+        &limits,
+    )?;
     if raw == Raw::Release {
         release_raw(&mut session);
     }

@@ -20,7 +20,7 @@ mod report_text;
 mod share_cmd;
 mod style;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
@@ -293,6 +293,17 @@ pub struct Common {
     /// Count every message afresh and keep no counts (also `CTXRAY_NO_CACHE=1`).
     #[arg(long)]
     pub no_cache: bool,
+    /// Most bytes read from a source that is not a regular file (stdin, a pipe, a device):
+    /// `1G`, `512M`, plain bytes [default: 2G].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_input: Option<u64>,
+    /// Longest JSONL line read [default: 512M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_line: Option<u64>,
+    /// Largest configuration file read (`--config`, models.toml, config.toml, a theme)
+    /// [default: 1M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::limits::parse_size)]
+    pub max_config: Option<u64>,
 }
 
 impl Common {
@@ -301,6 +312,16 @@ impl Common {
             OutputFormat::Json
         } else {
             self.format.unwrap_or(OutputFormat::Text)
+        }
+    }
+
+    /// The input limits the flags give, the defaults otherwise.
+    pub fn limits(&self) -> crate::limits::Limits {
+        let d = crate::limits::Limits::default();
+        crate::limits::Limits {
+            input: self.max_input.unwrap_or(d.input),
+            line: self.max_line.unwrap_or(d.line),
+            config: self.max_config.unwrap_or(d.config),
         }
     }
 
@@ -388,7 +409,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
 /// taken; loading then happens behind a progress gauge.
 fn inspect(cli: Cli) -> anyhow::Result<i32> {
     use crate::tui::runtime::{self, Exit, Start};
-    use crate::tui::tasks::{Loader, Source};
+    use crate::tui::tasks::Loader;
     if let Some(name) = &cli.preset {
         let found = crate::compaction::preset::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
@@ -399,10 +420,12 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     if let Some(choice) = &summarizer {
         choice.build()?;
     }
+    let limits = cli.common.limits();
     let theme = crate::tui::theme::Theme::load(
         cli.theme.as_deref(),
         cli.common.no_color,
         crate::config::config_dir().as_deref(),
+        limits.config,
     )?;
     let source = match cli.source.as_deref() {
         None => None,
@@ -419,20 +442,11 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     }
     let loader = Loader {
         from: cli.common.from,
-        registry: crate::config::load_registry(cli.common.config.as_deref())?,
+        registry: crate::config::load_registry(cli.common.config.as_deref(), limits.config)?,
         options: cli.common.options(),
+        limits,
     };
-    // A small file is read before the screen is taken, so a broken one is refused without
-    // flashing the screen; a large one loads behind the progress gauge.
-    let loaded = match &source {
-        Some(Source::Path(path))
-            if std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) =>
-        {
-            let session = formats::load_path(path, loader.from)?;
-            Some(Analysis::new(session, &loader.registry, &loader.options))
-        }
-        _ => None,
-    };
+    let loaded = load_before_screen(source.as_ref(), &loader)?;
     let start = Start {
         source,
         loader,
@@ -446,6 +460,26 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         Exit::Signal(n) => Ok(128 + n),
         Exit::Failed(error) => Err(anyhow!(error)),
     }
+}
+
+/// A small file is read before the screen is taken, so a broken one is refused without
+/// flashing the screen; a large one loads behind the progress gauge (`None`).
+fn load_before_screen(
+    source: Option<&crate::tui::tasks::Source>,
+    loader: &crate::tui::tasks::Loader,
+) -> anyhow::Result<Option<Analysis>> {
+    let Some(crate::tui::tasks::Source::Path(path)) = source else {
+        return Ok(None);
+    };
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() <= LOAD_BEFORE_SCREEN) {
+        return Ok(None);
+    }
+    let session = formats::load_path_within(path, loader.from, &loader.limits)?;
+    Ok(Some(Analysis::new(
+        session,
+        &loader.registry,
+        &loader.options,
+    )))
 }
 
 /// The inspector's source: `-` (stdin, which must be a pipe), a followed file, or a path.
@@ -692,14 +726,18 @@ fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Loads a session from a path, or stdin for `-`.
-pub fn load_source(source: &str, from: Option<Format>) -> anyhow::Result<crate::session::Session> {
+/// Loads a session from a path, or stdin for `-`, within `limits`.
+pub fn load_source(
+    source: &str,
+    from: Option<Format>,
+    limits: &crate::limits::Limits,
+) -> anyhow::Result<crate::session::Session> {
     if source == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("stdin: cannot read")?;
-        return Ok(formats::load_bytes(bytes, None, "<stdin>", from)?);
+        let bytes = crate::limits::read_at_most(std::io::stdin().lock(), limits.input)
+            .map_err(|e| formats::read_error("<stdin>", e))?;
+        return Ok(formats::load_bytes_within(
+            bytes, None, "<stdin>", from, limits,
+        )?);
     }
-    Ok(formats::load_path(Path::new(source), from)?)
+    Ok(formats::load_path_within(Path::new(source), from, limits)?)
 }

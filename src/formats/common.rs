@@ -10,8 +10,11 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+mod check;
+
 use super::{spans, LoadError};
 use crate::session::{Skipped, Usage};
+use check::{check_lines, Bounds};
 
 /// One JSONL line that parsed.
 #[derive(Debug, Clone)]
@@ -140,10 +143,17 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    pub fn new(
+    pub fn new(bytes: Vec<u8>, path: Option<PathBuf>, shown: &str) -> Result<Loaded, LoadError> {
+        Loaded::within(bytes, path, shown, crate::limits::DEFAULT_LINE)
+    }
+
+    /// [`Loaded::new`], refusing a JSONL line longer than `max_line` bytes (a one-line
+    /// document is not a line: a regular file is read whatever its size).
+    pub fn within(
         mut bytes: Vec<u8>,
         path: Option<PathBuf>,
         shown: &str,
+        max_line: u64,
     ) -> Result<Loaded, LoadError> {
         if !bytes.starts_with(b"PK\x03\x04") {
             super::surrogates::repair(&mut bytes);
@@ -168,7 +178,11 @@ impl Loaded {
         if body.iter().all(|b| b.is_ascii_whitespace()) {
             return Err(LoadError::not_session(shown, "the file is empty"));
         }
-        loaded.doc = split(&loaded.buffer, start, shown, &mut loaded.skipped)?;
+        let bounds = Bounds {
+            shown,
+            max_line: usize::try_from(max_line).unwrap_or(usize::MAX),
+        };
+        loaded.doc = split(&loaded.buffer, start, &bounds, &mut loaded.skipped)?;
         Ok(loaded)
     }
 
@@ -297,13 +311,17 @@ impl Loaded {
 fn split(
     buffer: &[u8],
     start: usize,
-    shown: &str,
+    bounds: &Bounds,
     skipped: &mut Vec<Skipped>,
 ) -> Result<Doc, LoadError> {
+    let shown = bounds.shown;
     let body = &buffer[start..];
-    let first_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
+    let first_end = memchr::memchr(b'\n', body).unwrap_or(body.len());
     let first_line = trim_line(&body[..first_end]);
     let rest_empty = body[first_end..].iter().all(|b| b.is_ascii_whitespace());
+    if !rest_empty && first_line.len() > bounds.max_line {
+        return Err(bounds.too_long(1));
+    }
     let first_parses = !first_line.is_empty()
         && first_line[0] == b'{'
         && serde_json::from_slice::<Value>(first_line).is_ok();
@@ -319,7 +337,7 @@ fn split(
             }
             Ok(value) => return Ok(Doc::Json(value)),
             Err(whole) => {
-                let lines = check_lines(buffer, start, skipped);
+                let lines = check_lines(buffer, start, bounds, skipped)?;
                 if lines.is_empty() {
                     skipped.clear();
                     let why = describe_json_error(body, &whole);
@@ -338,176 +356,7 @@ fn split(
             }
         }
     }
-    Ok(Doc::Lines(check_lines(buffer, start, skipped)))
-}
-
-/// Checks every non-empty line (without building its value); lines that are not JSON
-/// objects or arrays are reported. Large sources are checked on all cores, in slices that
-/// start at a line.
-fn check_lines(buffer: &[u8], start: usize, skipped: &mut Vec<Skipped>) -> Lines {
-    let body = &buffer[start..];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pieces = if body.len() < PARALLEL_CHECK_MIN {
-        1
-    } else {
-        threads.min(8)
-    };
-    let mut cuts = vec![start];
-    for k in 1..pieces {
-        let at = start + body.len() * k / pieces;
-        let prev = *cuts.last().unwrap_or(&start);
-        let next = memchr::memchr(b'\n', &buffer[at.max(prev)..]).map(|i| at.max(prev) + i + 1);
-        match next {
-            Some(n) if n < buffer.len() => cuts.push(n),
-            _ => break,
-        }
-    }
-    cuts.push(buffer.len());
-    let checked: Vec<(Vec<Span>, Vec<Skipped>, usize)> = if cuts.len() == 2 {
-        vec![check_slice(buffer, start, buffer.len())]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = cuts
-                .windows(2)
-                .map(|w| {
-                    let (a, b) = (w[0], w[1]);
-                    scope.spawn(move || check_slice(buffer, a, b))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        })
-    };
-    // Line numbers restart at 0 in each slice: shift them by the lines before it.
-    let mut lines = Lines::default();
-    let mut before = 0usize;
-    for (spans, skips, count) in checked {
-        lines.spans.extend(spans.into_iter().map(|mut s| {
-            s.index += before;
-            s
-        }));
-        skipped.extend(skips.into_iter().map(|mut k| {
-            k.line += before;
-            k
-        }));
-        before += count;
-    }
-    lines
-}
-
-/// Below this many bytes the lines are checked on one thread.
-const PARALLEL_CHECK_MIN: usize = 4 << 20;
-
-/// Checks the lines of `buffer[from..to]` (which starts at a line); numbers are relative to
-/// the slice. Returns the valid lines, the skipped ones, and how many lines the slice holds.
-fn check_slice(buffer: &[u8], from: usize, to: usize) -> (Vec<Span>, Vec<Skipped>, usize) {
-    let mut spans = Vec::new();
-    let mut skipped = Vec::new();
-    let mut pos = from;
-    let mut number = 0usize;
-    while pos < to {
-        let end = memchr::memchr(b'\n', &buffer[pos..to]).map_or(to, |i| pos + i);
-        let last = end == buffer.len();
-        let line = trim_line(&buffer[pos..end]);
-        if !line.is_empty() {
-            match check_line(line) {
-                Ok(()) => spans.push(Span {
-                    index: number,
-                    start: pos,
-                    end: pos + line.len(),
-                }),
-                Err(reason) => skipped.push(Skipped {
-                    line: number + 1,
-                    reason: if last && reason.is_eof() {
-                        "truncated last line (incomplete JSON)".to_string()
-                    } else {
-                        reason.describe(line)
-                    },
-                }),
-            }
-        }
-        number += 1;
-        pos = end + 1;
-    }
-    (spans, skipped, number)
-}
-
-/// Why a line is not a record.
-enum BadLine {
-    Bare,
-    Json(serde_json::Error),
-}
-
-impl BadLine {
-    fn is_eof(&self) -> bool {
-        matches!(self, BadLine::Json(e) if e.is_eof())
-    }
-
-    fn describe(&self, line: &[u8]) -> String {
-        match self {
-            BadLine::Bare => "expected a JSON object, found a bare value".to_string(),
-            BadLine::Json(e) => describe_json_error(line, e),
-        }
-    }
-}
-
-/// Whether a (trimmed, non-empty) line is one JSON object or array, without building it.
-fn check_line(line: &[u8]) -> Result<(), BadLine> {
-    serde_json::from_slice::<Checked>(line).map_err(BadLine::Json)?;
-    // Valid JSON whose first byte opens an object or array is one.
-    match line.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{' | b'[') => Ok(()),
-        _ => Err(BadLine::Bare),
-    }
-}
-
-/// A JSON value read and thrown away, accepted exactly when a `Value` would be: unlike
-/// `IgnoredAny`, it goes through `deserialize_any`, so numbers out of range and nesting past
-/// the depth limit fail here as they fail there.
-struct Checked;
-
-impl<'de> serde::Deserialize<'de> for Checked {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
-        d.deserialize_any(CheckVisitor)
-    }
-}
-
-struct CheckVisitor;
-
-impl<'de> serde::de::Visitor<'de> for CheckVisitor {
-    type Value = Checked;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
-        while map.next_entry::<Checked, Checked>()?.is_some() {}
-        Ok(Checked)
-    }
+    Ok(Doc::Lines(check_lines(buffer, start, bounds, skipped)?))
 }
 
 /// What is wrong with bytes `serde_json` refused, in the reader's words: bytes that are not
@@ -561,6 +410,16 @@ fn trimmed_end(buffer: &[u8], start: usize, end: usize) -> usize {
 }
 
 // ---- typed accessors -------------------------------------------------------------------------
+
+/// Whether a record carries nothing: an empty object or array. Such a record is counted but
+/// makes no message, so that a file of millions of `{}` lines costs what its spans cost.
+pub fn carries_nothing(v: &Value) -> bool {
+    match v {
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
 
 /// `v[key]` as a string.
 pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -619,86 +478,44 @@ pub fn usage_from(
 
 #[cfg(test)]
 mod tests {
+    use super::check::PARALLEL_CHECK_MIN;
     use super::*;
 
-    /// A large source is checked on several threads in slices cut at line starts: the lines,
-    /// their numbers and the skipped ones are those of one pass over the whole.
+    /// A JSONL line longer than the limit is refused with its line number, whichever slice of
+    /// a parallel check it falls in; a line at the limit, and a one-line document over it,
+    /// are read.
     #[test]
-    fn checking_in_slices_equals_one_pass() {
-        let mut bytes = Vec::new();
-        let mut n = 0usize;
+    fn a_line_over_the_limit_is_refused_with_its_number() {
+        let line = |n: usize| format!("{{\"n\": {n}, \"pad\": \"{}\"}}\n", "x".repeat(100));
+        let mut bytes = String::new();
+        let mut n = 0;
         while bytes.len() < PARALLEL_CHECK_MIN * 3 {
-            let line = match n % 97 {
-                0 => "{\"broken\": ".to_string(),
-                1 => String::new(),
-                2 => "   ".to_string(),
-                3 => "17".to_string(),
-                _ => format!(
-                    "{{\"type\": \"user\", \"n\": {n}, \"text\": \"{}\"}}",
-                    "x".repeat(n % 300)
-                ),
-            };
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
+            bytes.push_str(&line(n));
             n += 1;
         }
-        bytes.extend_from_slice(b"{\"last\": tru");
-        let mut skipped = Vec::new();
-        let lines = check_lines(&bytes, 0, &mut skipped);
-        let (spans, one_pass_skipped, _) = check_slice(&bytes, 0, bytes.len());
-        let got: Vec<(usize, usize, usize)> = lines
-            .spans
-            .iter()
-            .map(|s| (s.index, s.start, s.end))
-            .collect();
-        let want: Vec<(usize, usize, usize)> =
-            spans.iter().map(|s| (s.index, s.start, s.end)).collect();
-        assert_eq!(got, want);
-        assert_eq!(skipped, one_pass_skipped);
-        assert!(skipped
-            .iter()
-            .any(|k| k.reason.starts_with("truncated last line")));
-        assert!(skipped.len() > 2 * (n / 97));
-    }
-
-    /// A line is checked without building its value, and accepted exactly when a `Value` parse
-    /// accepts it as an object or array, with the same reason when not.
-    #[test]
-    fn checking_a_line_agrees_with_parsing_it() {
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        let lines: Vec<&[u8]> = vec![
-            br#"{"a": 1, "b": [true, null, "x\u00e9"]}"#,
-            br#"{"x": 1e400}"#,
-            br#"{"x": -1e400}"#,
-            br#"{"x": 123456789012345678901234567890}"#,
-            deep.as_bytes(),
-            br#"{"x": "\ud800"}"#,
-            br#"{"x": 1}garbage"#,
-            b"42",
-            br#""text""#,
-            br#"[1, 2"#,
-            br#"{"dup": 1, "dup": 2}"#,
-            b"{\"bad\": \"\xff\"}",
-        ];
-        for line in lines {
-            let parsed = serde_json::from_slice::<Value>(line);
-            let checked = check_line(line);
-            match (&parsed, &checked) {
-                (Ok(v), Ok(())) => assert!(v.is_object() || v.is_array()),
-                (Ok(v), Err(BadLine::Bare)) => assert!(!v.is_object() && !v.is_array()),
-                (Err(e), Err(bad)) => assert_eq!(
-                    bad.describe(line),
-                    describe_json_error(line, e),
-                    "{}",
-                    String::from_utf8_lossy(line)
-                ),
-                _ => panic!(
-                    "{}: parse {:?}, check {:?}",
-                    String::from_utf8_lossy(line),
-                    parsed.is_ok(),
-                    checked.is_ok()
-                ),
-            }
-        }
+        let long = format!("{{\"long\": \"{}\"}}", "y".repeat(4000));
+        let cut = bytes.len() * 2 / 3;
+        let at = bytes[..cut].matches('\n').count();
+        let cut = bytes[..cut].rfind('\n').map_or(0, |i| i + 1);
+        bytes.insert_str(cut, &format!("{long}\n"));
+        let err = Loaded::within(bytes.clone().into_bytes(), None, "big.jsonl", 4000)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(&*format!(
+                "big.jsonl:{}: a line longer than 4000 bytes (raise with --max-line SIZE)",
+                at + 1
+            ))
+        );
+        let read = Loaded::within(bytes.into_bytes(), None, "big.jsonl", long.len() as u64);
+        assert_eq!(read.map(|l| l.record_count()).ok(), Some(n + 1));
+        let one = Loaded::within(long.clone().into_bytes(), None, "one.json", 10);
+        assert!(one.is_ok(), "a one-line document is not a line");
+        let first = Loaded::within(format!("{long}\n{}", line(0)).into_bytes(), None, "f", 10);
+        assert_eq!(
+            first.err().map(|e| e.to_string()),
+            Some("f:1: a line longer than 10 bytes (raise with --max-line SIZE)".to_string())
+        );
     }
 }

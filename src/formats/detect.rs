@@ -18,11 +18,13 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
         Doc::Lines(lines) if lines.len() == 1 => loaded
             .document()
             .and_then(|v| detect_line(v).or_else(|| detect_document(v))),
-        Doc::Lines(lines) => lines
-            .head(&loaded.buffer, PROBE_LINES)
-            .iter()
-            .find_map(|v| detect_line(v))
-            .or_else(|| detect_messages(loaded.lines().iter().map(|i| i.value))),
+        Doc::Lines(lines) => {
+            // Only the first lines are looked at: the others' values are not built.
+            let head = lines.head(&loaded.buffer, PROBE_LINES);
+            head.iter()
+                .find_map(|v| detect_line(v))
+                .or_else(|| detect_messages(head.iter().map(|v| &**v)))
+        }
         Doc::Json(value) => detect_document(value),
     };
     found.ok_or_else(|| {

@@ -29,6 +29,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::limits::{Limits, ReadError};
 use crate::session::{Format, Session};
 pub use common::{Doc, Loaded, Record};
 pub use stream::{Fed, Stream};
@@ -50,6 +51,9 @@ pub enum LoadError {
         line: usize,
         what: String,
     },
+    /// A limit of `crate::limits` reached; `what` names the limit and the flag raising it.
+    #[error("{path}: {what}")]
+    Limit { path: String, what: String },
 }
 
 impl LoadError {
@@ -63,6 +67,16 @@ impl LoadError {
 
 /// Loads a session from a file or directory, detecting its format unless `from` is given.
 pub fn load_path(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
+    load_path_within(path, from, &Limits::default())
+}
+
+/// [`load_path`] within `limits`: a source that is not a regular file (a FIFO, a device) is
+/// read up to `limits.input` bytes, a JSONL line up to `limits.line`.
+pub fn load_path_within(
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+) -> Result<Session, LoadError> {
     let shown = path.display().to_string();
     let meta = fs::metadata(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
@@ -71,11 +85,22 @@ pub fn load_path(path: &Path, from: Option<Format>) -> Result<Session, LoadError
     if meta.is_dir() {
         return load_dir(path, from);
     }
-    let bytes = fs::read(path).map_err(|source| LoadError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    load_bytes(bytes, Some(path.to_path_buf()), &shown, from)
+    let bytes = crate::limits::read_source(path, limits).map_err(|e| read_error(&shown, e))?;
+    load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)
+}
+
+/// The load error of a bounded read.
+pub fn read_error(shown: &str, e: ReadError) -> LoadError {
+    match e {
+        ReadError::Io(source) => LoadError::Io {
+            path: shown.to_string(),
+            source,
+        },
+        ReadError::Exceeded(what) => LoadError::Limit {
+            path: shown.to_string(),
+            what,
+        },
+    }
 }
 
 /// Loads a session from bytes already read (stdin, a test). `path` lets a format find files
@@ -86,7 +111,18 @@ pub fn load_bytes(
     shown: &str,
     from: Option<Format>,
 ) -> Result<Session, LoadError> {
-    let loaded = Loaded::new(bytes, path, shown)?;
+    load_bytes_within(bytes, path, shown, from, &Limits::default())
+}
+
+/// [`load_bytes`] with JSONL lines bounded by `limits.line`.
+pub fn load_bytes_within(
+    bytes: Vec<u8>,
+    path: Option<PathBuf>,
+    shown: &str,
+    from: Option<Format>,
+    limits: &Limits,
+) -> Result<Session, LoadError> {
+    let loaded = Loaded::within(bytes, path, shown, limits.line)?;
     let format = match from {
         Some(f) => f,
         None => detect::detect(&loaded)?,

@@ -77,6 +77,8 @@ pub struct LiveSession {
     backlog_unparsed: bool,
     /// Length of the unterminated last line at the last parse.
     pending_seen: usize,
+    /// The longest line a parse takes (`--max-line`).
+    max_line: u64,
 }
 
 impl LiveSession {
@@ -94,7 +96,14 @@ impl LiveSession {
             backlog_skipped: Vec::new(),
             backlog_unparsed: false,
             pending_seen: 0,
+            max_line: crate::limits::DEFAULT_LINE,
         }
+    }
+
+    /// The session, refusing a line longer than `max_line` bytes.
+    pub fn with_max_line(mut self, max_line: u64) -> LiveSession {
+        self.max_line = max_line;
+        self
     }
 
     /// The session as of the last successful parse (none before the first).
@@ -230,7 +239,7 @@ impl LiveSession {
         if with_pending {
             bytes.extend_from_slice(pending);
         }
-        let loaded = Loaded::new(bytes, self.path.clone(), &self.shown)?;
+        let loaded = Loaded::within(bytes, self.path.clone(), &self.shown, self.max_line)?;
         let format = match self.format {
             Some(f) => f,
             None => detect::detect(&loaded)?,
@@ -279,9 +288,19 @@ impl LiveFile {
     /// Opens and parses `path`. An empty or not yet parsable file is not an error: the
     /// session appears with the first poll that parses.
     pub fn open(path: &Path, from: Option<Format>) -> Result<LiveFile, LiveError> {
+        LiveFile::open_within(path, from, crate::limits::DEFAULT_LINE)
+    }
+
+    /// [`LiveFile::open`], refusing a line longer than `max_line` bytes.
+    pub fn open_within(
+        path: &Path,
+        from: Option<Format>,
+        max_line: u64,
+    ) -> Result<LiveFile, LiveError> {
         let (tail, batch) = TailReader::open_unparsed(path)?;
         let shown = path.display().to_string();
-        let mut live = LiveSession::new(from, Some(path.to_path_buf()), &shown);
+        let mut live =
+            LiveSession::new(from, Some(path.to_path_buf()), &shown).with_max_line(max_line);
         let pending = tail.pending().to_vec();
         if !batch.is_empty() || !pending.is_empty() {
             match live.apply_batch(batch, &pending) {

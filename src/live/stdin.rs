@@ -32,6 +32,9 @@ pub struct StdinReader<R> {
     splitter: LineSplitter,
     buf: Vec<u8>,
     done: bool,
+    /// Bytes read so far, and the most that may be (`--max-input`).
+    read: u64,
+    limit: u64,
 }
 
 impl<R: Read> StdinReader<R> {
@@ -43,7 +46,15 @@ impl<R: Read> StdinReader<R> {
             splitter: LineSplitter::new(),
             buf: vec![0; CHUNK],
             done: false,
+            read: 0,
+            limit: crate::limits::DEFAULT_INPUT,
         }
+    }
+
+    /// The reader, failing once more than `limit` bytes were read.
+    pub fn with_limit(mut self, limit: u64) -> StdinReader<R> {
+        self.limit = limit;
+        self
     }
 
     /// Performs one `read` (blocking if the reader blocks) and returns the lines it completed.
@@ -57,6 +68,14 @@ impl<R: Read> StdinReader<R> {
                 Ok(StdinEvent::End(self.splitter.finish()))
             }
             Ok(n) => {
+                self.read += n as u64;
+                if self.read > self.limit {
+                    self.done = true;
+                    return Err(LiveError::Load(crate::formats::LoadError::Limit {
+                        path: self.shown.clone(),
+                        what: crate::limits::input_exceeded(self.limit),
+                    }));
+                }
                 let chunk = self.buf.get(..n).unwrap_or_default().to_vec();
                 let batch = self.splitter.feed(chunk);
                 Ok(if batch.is_empty() {

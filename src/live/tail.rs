@@ -70,7 +70,9 @@ impl TailReader {
 
     fn attach(path: &Path) -> Result<TailReader, LiveError> {
         let shown = path.display().to_string();
-        let file = File::open(path).map_err(|e| LiveError::io(&shown, e))?;
+        // Only a regular file is followed: a device or a FIFO at the path (or a link to one)
+        // would be read without end, or wait for a writer.
+        let file = crate::limits::open_regular(path).map_err(|e| LiveError::io(&shown, e))?;
         let meta = file.metadata().map_err(|e| LiveError::io(&shown, e))?;
         Ok(TailReader {
             path: path.to_path_buf(),

@@ -83,7 +83,7 @@ impl Registry {
     /// The bundled registry with a user's file (if it exists) layered over it.
     pub fn with_user_file(path: &Path) -> Result<Registry, RegistryError> {
         let mut registry = Registry::bundled();
-        if let Ok(text) = std::fs::read_to_string(path) {
+        if let Ok(text) = crate::limits::read_config(path, crate::limits::DEFAULT_CONFIG) {
             registry.layer(&text, &path.display().to_string())?;
         }
         Ok(registry)

@@ -52,6 +52,8 @@ pub struct Loader {
     pub from: Option<Format>,
     pub registry: Registry,
     pub options: Options,
+    /// What a source may hold at most (`--max-input`, `--max-line`).
+    pub limits: crate::limits::Limits,
 }
 
 impl Loader {
@@ -256,7 +258,8 @@ fn read_shown(
     let total = file.metadata().map_or(0, |m| m.len());
     progress.start(Phase::Reading, total);
     let mut splitter = crate::live::LineSplitter::new();
-    let mut live = LiveSession::new(loader.from, Some(path.to_path_buf()), &shown);
+    let mut live = LiveSession::new(loader.from, Some(path.to_path_buf()), &shown)
+        .with_max_line(loader.limits.line);
     let mut known = KnownCounts::default();
     let mut read = 0u64;
     let mut piece = FIRST_PIECE;
@@ -311,9 +314,11 @@ fn load_once(
 ) -> Result<Analysis, String> {
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let session = if meta.is_dir() {
+    // A directory, or a source that is not a regular file (read within --max-input).
+    let session = if !meta.is_file() {
         progress.start(Phase::Parsing, 0);
-        crate::formats::load_path(path, loader.from).map_err(|e| e.to_string())?
+        crate::formats::load_path_within(path, loader.from, &loader.limits)
+            .map_err(|e| e.to_string())?
     } else {
         progress.start(Phase::Reading, meta.len());
         let mut file =
@@ -331,7 +336,8 @@ fn load_once(
             progress.advance(n as u64);
         }
         progress.start(Phase::Parsing, 0);
-        crate::formats::load_bytes(bytes, Some(path.to_path_buf()), &shown, loader.from)
+        let (from, limits) = (loader.from, &loader.limits);
+        crate::formats::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)
             .map_err(|e| e.to_string())?
     };
     Ok(loader.analyse(session, Some(progress)))
@@ -344,7 +350,7 @@ fn follow(path: &std::path::Path, loader: &Loader, progress: &Progress, tx: &Unb
         Phase::Reading,
         std::fs::metadata(path).map_or(0, |m| m.len()),
     );
-    let mut file = match LiveFile::open(path, loader.from) {
+    let mut file = match LiveFile::open_within(path, loader.from, loader.limits.line) {
         Ok(f) => f,
         Err(e) => {
             let _ = tx.send(Msg::LoadFailed(e.to_string()));
@@ -405,8 +411,8 @@ fn named(shown: &str, e: &impl std::fmt::Display) -> String {
 /// Reads a pipe as it arrives; each batch of complete lines updates the session.
 fn read_stdin(input: impl Read, loader: &Loader, progress: &Progress, tx: &UnboundedSender<Msg>) {
     progress.start(Phase::Waiting, 0);
-    let mut reader = StdinReader::new(input, "-");
-    let mut live = LiveSession::new(loader.from, None, "<stdin>");
+    let mut reader = StdinReader::new(input, "<stdin>").with_limit(loader.limits.input);
+    let mut live = LiveSession::new(loader.from, None, "<stdin>").with_max_line(loader.limits.line);
     let mut shown_any = false;
     loop {
         let (batch, done) = match reader.poll() {

@@ -87,8 +87,10 @@ impl Theme {
         flag: Option<&str>,
         no_color: bool,
         config_dir: Option<&Path>,
+        config_limit: u64,
     ) -> Result<Theme, ThemeError> {
-        let theme = Theme::load_with(flag, config_dir, ColorDepth::detect(no_color))?;
+        let depth = ColorDepth::detect(no_color);
+        let theme = Theme::load_within(flag, config_dir, depth, config_limit)?;
         Ok(theme.in_background())
     }
 
@@ -101,17 +103,27 @@ impl Theme {
         config_dir: Option<&Path>,
         depth: ColorDepth,
     ) -> Result<Theme, ThemeError> {
+        Theme::load_within(flag, config_dir, depth, crate::limits::DEFAULT_CONFIG)
+    }
+
+    /// `load_with`, each file read bounded by `limit` bytes.
+    fn load_within(
+        flag: Option<&str>,
+        config_dir: Option<&Path>,
+        depth: ColorDepth,
+        limit: u64,
+    ) -> Result<Theme, ThemeError> {
         let configured = match config_dir {
-            Some(dir) => config::read_user_config(dir)?.theme,
+            Some(dir) => config::read_user_config_within(dir, limit)?.theme,
             None => None,
         };
         let name = flag.or(configured.as_deref()).unwrap_or(DEFAULT_THEME);
-        Ok(Theme::named(name, config_dir)?.with_depth(depth))
+        Ok(Theme::named(name, config_dir, limit)?.with_depth(depth))
     }
 
     /// `<config_dir>/themes/NAME.toml` read over the bundled theme of that name (or over dark);
     /// a bundled theme when there is no such file.
-    fn named(name: &str, config_dir: Option<&Path>) -> Result<Theme, ThemeError> {
+    fn named(name: &str, config_dir: Option<&Path>, limit: u64) -> Result<Theme, ThemeError> {
         let user = config_dir.and_then(|dir| config::user_theme_path(dir, name));
         let Some(path) = user.as_ref().filter(|p| p.is_file()) else {
             return Theme::bundled(name).map_err(|_| ThemeError::Unknown {
@@ -120,9 +132,9 @@ impl Theme {
             });
         };
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ThemeError::Invalid {
+        let text = config::read_text(path, limit).map_err(|message| ThemeError::Invalid {
             source_name: shown.clone(),
-            message: format!("cannot read: {e}"),
+            message,
         })?;
         let base = Theme::bundled(name).unwrap_or_else(|_| Theme::dark());
         Theme::parse(&text, &shown, Some(&base))

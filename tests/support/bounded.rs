@@ -65,6 +65,7 @@ impl Run {
 }
 
 /// Runs the binary with `args` (stdin empty), killing it after `deadline`.
+#[allow(dead_code)] // Used by some of the test binaries that include this file.
 pub fn run<S: AsRef<OsStr>>(args: &[S], deadline: Duration) -> Run {
     let child = Command::new(env!("CARGO_BIN_EXE_ctxray"))
         .args(args)
@@ -75,6 +76,36 @@ pub fn run<S: AsRef<OsStr>>(args: &[S], deadline: Duration) -> Run {
         .spawn()
         .expect("the binary starts");
     finish(child, deadline)
+}
+
+/// [`run`] with `stdin` given to the child and its address space capped at `cap` bytes, so
+/// that a child that would grow without end fails (an allocation error, a signal) instead of
+/// taking the machine's memory.
+#[allow(dead_code)] // Used by some of the test binaries that include this file.
+pub fn run_capped<S: AsRef<OsStr>>(args: &[S], stdin: Stdio, cap: u64, deadline: Duration) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ctxray"));
+    command
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let limit = libc::rlimit {
+        rlim_cur: cap as libc::rlim_t,
+        rlim_max: cap as libc::rlim_t,
+    };
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    finish(command.spawn().expect("the binary starts"), deadline)
 }
 
 fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {

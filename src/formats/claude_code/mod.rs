@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::common::{str_at, to_json, u64_at, Doc, Item, Loaded};
+use super::common::{carries_nothing, str_at, to_json, u64_at, Doc, Item, Loaded};
 use super::LoadError;
 use crate::session::{CompactionMark, Format, Message, Part, Role, Session};
 
@@ -210,6 +210,7 @@ impl Builder {
                 self.title(session, 3, title);
             }
             Some(kind) if METADATA.contains(&kind) => {}
+            None if carries_nothing(v) => {}
             kind => {
                 self.after_boundary = false;
                 session.push(event(item, kind.unwrap_or("record")));

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -197,18 +197,23 @@ fn agent_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The most of a file's first line read for its `sessionId`.
+const FIRST_LINE_MAX: u64 = 1 << 20;
+
 /// The `sessionId` of the first line of a file (read without loading the whole file).
 fn first_session_id(path: &Path) -> Option<String> {
-    let file = fs::File::open(path).ok()?;
+    let file = crate::limits::open_regular(path).ok()?;
     let mut line = String::new();
-    BufReader::new(file).read_line(&mut line).ok()?;
+    BufReader::new(file.take(FIRST_LINE_MAX))
+        .read_line(&mut line)
+        .ok()?;
     let v: Value = crate::formats::surrogates::parse_value(line.trim().as_bytes()).ok()?;
     str_at(&v, "sessionId").map(str::to_string)
 }
 
 /// One subagent file as a child session, titled from its `.meta.json` when there is one.
 fn load_child(path: &Path) -> Option<Session> {
-    let bytes = fs::read(path).ok()?;
+    let bytes = crate::limits::read_regular(path).ok()?;
     let shown = path.display().to_string();
     let loaded = Loaded::new(bytes, Some(path.to_path_buf()), &shown).ok()?;
     let mut child = super::parse(&loaded).ok()?;
@@ -225,8 +230,8 @@ fn load_child(path: &Path) -> Option<Session> {
 
 /// `{agentType, description}` of a subagent's sidecar: the description, else the type.
 fn meta_title(path: &Path) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let v: Value = crate::formats::surrogates::parse_value(text.as_bytes()).ok()?;
+    let bytes = crate::limits::read_regular(path).ok()?;
+    let v: Value = crate::formats::surrogates::parse_value(&bytes).ok()?;
     str_at(&v, "description")
         .or_else(|| str_at(&v, "agentType"))
         .map(str::to_string)

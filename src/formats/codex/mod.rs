@@ -17,7 +17,7 @@ mod tests;
 
 use serde_json::Value;
 
-use super::common::{str_at, u64_at, Doc, Item, Loaded};
+use super::common::{carries_nothing, str_at, u64_at, Doc, Item, Loaded};
 use super::image;
 use super::openai_responses::{map_item, opaque, History, Meta};
 use super::LoadError;
@@ -189,6 +189,7 @@ impl Rollout {
                 let summary = summary.map(str::to_string);
                 self.history.mark("compacted", line.index, summary, trigger);
             }
+            None if carries_nothing(line.value) => {}
             other => self.event_row(other.unwrap_or("unknown"), line.value, line),
         }
     }

@@ -127,7 +127,7 @@ fn subagents(path: &Path, id: &str) -> Vec<Session> {
     files
         .iter()
         .filter_map(|file| {
-            let bytes = fs::read(file).ok()?;
+            let bytes = crate::limits::read_regular(file).ok()?;
             let shown = file.display().to_string();
             let loaded = Loaded::new(bytes, Some(file.clone()), &shown).ok()?;
             parse(&loaded).ok()

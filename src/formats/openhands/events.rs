@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::content::{content_parts, reasoning_parts, texts, tool_call};
 use super::stats::{Delta, Tracker};
-use crate::formats::common::{str_at, to_json, Item};
+use crate::formats::common::{carries_nothing, str_at, to_json, Item};
 use crate::session::{CompactionMark, Message, Part, Role, Session};
 
 /// Known events the model never sees: read for metadata or ignored.
@@ -90,6 +90,7 @@ impl Builder {
             }
             "ConversationStateUpdateEvent" => self.state_update(v),
             known if BOOKKEEPING.contains(&known) => {}
+            "" if carries_nothing(v) => {}
             other => self.unknown(item, if other.is_empty() { "event" } else { other }),
         }
     }

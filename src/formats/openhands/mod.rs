@@ -32,11 +32,15 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
             "a zip archive, not OpenHands events",
         ));
     }
-    let items = event_items(loaded);
     let session = super::start(Format::OpenHands, loaded);
     let mut builder = Builder::new(session, None);
-    for item in &items {
-        builder.event(item);
+    if matches!(loaded.doc, Doc::Lines(_)) && loaded.document().is_none() {
+        // One line's value at a time: the values of a long file are never all alive.
+        loaded.each_line(|item| builder.event(&item));
+    } else {
+        for item in &event_items(loaded) {
+            builder.event(item);
+        }
     }
     Ok(builder.finish())
 }
@@ -87,7 +91,7 @@ pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
     let mut records: Vec<(usize, (usize, usize), Value)> = Vec::new();
     let mut skipped: Vec<(usize, String)> = Vec::new();
     for (position, name) in names.iter().enumerate() {
-        match fs::read(events_dir.join(name)) {
+        match crate::limits::read_regular(&events_dir.join(name)) {
             Ok(mut bytes) => {
                 crate::formats::surrogates::repair(&mut bytes);
                 let start = buffer.len();
@@ -149,7 +153,7 @@ fn event_file_index(name: &str) -> Option<u64> {
 }
 
 fn read_base_state(dir: &Path) -> Option<Value> {
-    let bytes = fs::read(dir.join("base_state.json")).ok()?;
+    let bytes = crate::limits::read_regular(&dir.join("base_state.json")).ok()?;
     crate::formats::surrogates::parse_value(&bytes).ok()
 }
 

@@ -4,7 +4,6 @@
 //! its files, not of the directories), and a title from the first user `MessageEvent` among its first few events. Must
 //! not read every event (message counts are left `None`: one file per event is too costly).
 
-use std::fs;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -67,7 +66,8 @@ pub(super) fn conversation(walker: &mut Walker, dir: &Entry) -> Option<Conversat
 
 /// The text of the event at `path` if it is a user `MessageEvent`.
 fn user_message(path: &Path) -> Option<String> {
-    let v: Value = crate::formats::surrogates::parse_value(&fs::read(path).ok()?).ok()?;
+    let bytes = crate::limits::read_regular(path).ok()?;
+    let v: Value = crate::formats::surrogates::parse_value(&bytes).ok()?;
     if v.get("kind").and_then(Value::as_str) != Some("MessageEvent")
         || v.get("source").and_then(Value::as_str) != Some("user")
     {

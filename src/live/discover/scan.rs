@@ -4,7 +4,6 @@
 //! with the lexical key finder, and fully parsing only the few lines that can carry a title.
 //! Must not build a `Session`, count tokens, or fail: anything odd yields `None`s.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -30,7 +29,9 @@ pub(super) fn read_capped(
     let whole = size <= cap;
     let limit = if whole { cap } else { head };
     let mut bytes = Vec::new();
-    File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+    crate::limits::open_regular(path)?
+        .take(limit)
+        .read_to_end(&mut bytes)?;
     Ok((bytes, whole))
 }
 
