@@ -39,6 +39,9 @@ pub struct Evidence {
     pub text: String,
 }
 
+/// The patterns. Word boundaries are ASCII (`(?-u:\b)`: a letter outside ASCII does not make
+/// or break one), which keeps every search on the regex crate's DFA however much non-ASCII text
+/// a session holds; a Unicode boundary sent it to a far slower engine at the first such byte.
 fn patterns() -> &'static [(EvidenceKind, Regex)] {
     static PATTERNS: OnceLock<Vec<(EvidenceKind, Regex)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
@@ -46,12 +49,12 @@ fn patterns() -> &'static [(EvidenceKind, Regex)] {
             (EvidenceKind::Url, r"https?://[^\s'\x22<>)\]]+"),
             (
                 EvidenceKind::Path,
-                r"(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}|\b[\w-]+(?:/[\w.-]+)+\.\w{1,5}\b|\b[\w-]+\.(?:rs|py|ts|tsx|js|jsx|json|jsonl|md|toml|ya?ml|txt|go|java|c|h|cc|cpp|hpp|sh|sql|html|css|lock|cfg|ini)\b",
+                r"(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}|(?-u:\b)[\w-]+(?:/[\w.-]+)+\.\w{1,5}(?-u:\b)|(?-u:\b)[\w-]+\.(?:rs|py|ts|tsx|js|jsx|json|jsonl|md|toml|ya?ml|txt|go|java|c|h|cc|cpp|hpp|sh|sql|html|css|lock|cfg|ini)(?-u:\b)",
             ),
-            (EvidenceKind::Number, r"\b\d[\d_,.]{2,}\d\b|\b\d{3,}\b"),
+            (EvidenceKind::Number, r"(?-u:\b)\d[\d_,.]{2,}\d(?-u:\b)|(?-u:\b)\d{3,}(?-u:\b)"),
             (
                 EvidenceKind::Identifier,
-                r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+\b",
+                r"(?-u:\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?-u:\b)|(?-u:\b)[a-z]+[A-Z][A-Za-z0-9]+(?-u:\b)|(?-u:\b)[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+(?-u:\b)",
             ),
         ];
         table
@@ -136,6 +139,14 @@ pub fn survives_in(item: &Evidence, haystack: &super::TextIndex) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_boundaries_are_ascii_so_a_letter_outside_ascii_makes_one() {
+        let found = extract("café1234 and résumé/notes/draft.md");
+        let texts: Vec<&str> = found.iter().map(|e| e.text.as_str()).collect();
+        assert!(texts.contains(&"1234"), "{texts:?}");
+        assert!(texts.contains(&"résumé/notes/draft.md"), "{texts:?}");
+    }
 
     #[test]
     fn finds_paths_numbers_identifiers_and_urls() {
