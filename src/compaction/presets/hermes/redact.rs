@@ -60,6 +60,7 @@ const YAML_CFG_NAMES: &str = r"(?:api[ _.\-]?key|token|secret|passwd|password|cr
 const JSON_KEY_NAMES: &str = r"(?:api_?[Kk]ey|token|secret|password|access_token|refresh_token|auth_token|bearer|secret_value|raw_secret|secret_input|key_material)";
 
 struct Patterns {
+    gates: Gates,
     prefix: Regex,
     env_assign: Regex,
     env_lookup: Regex,
@@ -78,9 +79,31 @@ struct Patterns {
     phone: Regex,
 }
 
-fn build() -> Result<Patterns, Box<fancy_regex::Error>> {
+/// Necessary conditions of the patterns that need the backtracking engine (look-arounds,
+/// back-references): each is the pattern's own core without them, searched by the regex
+/// crate's automata. A text none of whose cores occur cannot match, and is not searched again.
+struct Gates {
+    prefix: regex::Regex,
+    env_names: regex::Regex,
+    cfg_names: regex::Regex,
+    yaml_names: regex::Regex,
+    phone: regex::Regex,
+}
+
+fn gates() -> Result<Gates, regex::Error> {
+    Ok(Gates {
+        prefix: regex::Regex::new(&PREFIX_PATTERNS.join("|"))?,
+        env_names: regex::Regex::new(SECRET_ENV_NAMES)?,
+        cfg_names: regex::Regex::new(&format!("(?i){SECRET_CFG_NAMES}"))?,
+        yaml_names: regex::Regex::new(&format!("(?i){YAML_CFG_NAMES}"))?,
+        phone: regex::Regex::new(r"\+[1-9]\d{6,14}")?,
+    })
+}
+
+fn build() -> Result<Patterns, Box<dyn std::error::Error>> {
     let r = |p: &str| Regex::new(p).map_err(Box::new);
     Ok(Patterns {
+        gates: gates()?,
         prefix: r(&format!(
             r"(?<![A-Za-z0-9_-])({})(?![A-Za-z0-9_-])",
             PREFIX_PATTERNS.join("|")
@@ -149,7 +172,11 @@ pub fn redact(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
-    let mut t = sub(&p.prefix, text, |c| mask_token(group(c, 1)));
+    let mut t = if p.gates.prefix.is_match(text) {
+        sub(&p.prefix, text, |c| mask_token(group(c, 1)))
+    } else {
+        text.to_string()
+    };
     let redact_env = |c: &Captures<'_, str>| {
         let (name, quote, value) = (group(c, 1), group(c, 2), group(c, 3));
         if p.env_lookup.is_match(value).unwrap_or(false) {
@@ -158,8 +185,10 @@ pub fn redact(text: &str) -> String {
         format!("{name}={quote}{}{quote}", mask_token(value))
     };
     if t.contains('=') {
-        t = sub(&p.env_assign, &t, redact_env);
-        if !t.contains("://") {
+        if p.gates.env_names.is_match(&t) {
+            t = sub(&p.env_assign, &t, redact_env);
+        }
+        if !t.contains("://") && p.gates.cfg_names.is_match(&t) {
             t = sub(&p.cfg_dotted, &t, redact_env);
             t = sub(&p.cfg_anchored, &t, redact_env);
         }
@@ -173,7 +202,7 @@ pub fn redact(text: &str) -> String {
             format!("{}: \"{}\"", group(c, 1), mask_token(value))
         });
     }
-    if t.contains(':') && !t.contains("://") {
+    if t.contains(':') && !t.contains("://") && p.gates.yaml_names.is_match(&t) {
         t = sub(&p.yaml, &t, |c| {
             let value = group(c, 3);
             if p.env_lookup.is_match(value).unwrap_or(false) {
@@ -216,7 +245,7 @@ fn redact_rest(p: &Patterns, mut t: String) -> String {
     if t.contains('&') && t.contains('=') {
         t = redact_form_body(p, t);
     }
-    if t.contains('+') {
+    if t.contains('+') && p.gates.phone.is_match(&t) {
         t = sub(&p.phone, &t, |c| {
             let phone = group(c, 1);
             if py::len(phone) <= 8 {

@@ -164,8 +164,12 @@ fn think_res() -> &'static [(Regex, bool)] {
     })
 }
 
-/// `strip_think_blocks` for string content.
+/// `strip_think_blocks` for string content. Every one of its patterns reads a literal `<`
+/// (case folding never reaches it), so a text without one is returned as it is, unsearched.
 pub fn strip_think_blocks(content: &str) -> String {
+    if !content.contains('<') {
+        return content.to_string();
+    }
     let mut c = content.to_string();
     for (re, _) in think_res() {
         c = re.replace_all(&c, "").into_owned();
