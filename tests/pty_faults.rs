@@ -170,10 +170,26 @@ fn write_session(path: &std::path::Path, bytes: usize) {
     std::fs::write(path, doc.to_string()).unwrap();
 }
 
+/// A session whose offline hermes compaction takes at least 2 s on this machine (timed with
+/// `ctxray compact`): 16 MB, doubled until it does, at most 256 MB.
 fn large_session() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    write_session(&dir.path().join("busy-session-5813.json"), 16 << 20);
-    dir
+    let path = dir.path().join("busy-session-5813.json");
+    let mut size = 16 << 20;
+    loop {
+        write_session(&path, size);
+        let start = Instant::now();
+        let status = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+            .args(["compact", path.to_str().unwrap(), "--preset", "hermes"])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        if start.elapsed() >= Duration::from_secs(2) || size >= 256 << 20 {
+            return dir;
+        }
+        size *= 2;
+    }
 }
 
 #[test]
