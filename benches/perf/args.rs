@@ -18,6 +18,10 @@ pub struct Args {
     pub dir: PathBuf,
     /// Messages of the many-rows session for the frame timing (0: skip).
     pub many: usize,
+    /// Only the table of every command and preset through the binary (`commands::table`).
+    pub commands: bool,
+    /// How long one command of that table may run before it is stopped.
+    pub timeout: std::time::Duration,
 }
 
 fn parse_size(s: &str) -> Option<u64> {
@@ -47,6 +51,8 @@ impl Args {
             dump_texts: None,
             dir: std::env::temp_dir().join("ctxray-bench"),
             many: 100_000,
+            commands: false,
+            timeout: std::time::Duration::from_secs(300),
         };
         let mut it = raw.into_iter();
         while let Some(a) = it.next() {
@@ -69,6 +75,14 @@ impl Args {
                 "--dump-texts" => args.dump_texts = it.next().map(PathBuf::from),
                 "--dir" => args.dir = it.next().map(PathBuf::from).expect("--dir DIR"),
                 "--many" => args.many = it.next().and_then(|s| s.parse().ok()).expect("--many N"),
+                "--commands" => args.commands = true,
+                "--timeout" => {
+                    let secs = it
+                        .next()
+                        .and_then(|s| s.parse().ok())
+                        .expect("--timeout SECS");
+                    args.timeout = std::time::Duration::from_secs(secs);
+                }
                 _ => {}
             }
         }

@@ -6,7 +6,10 @@
 //! cargo bench --bench perf -- [--size 100M] [--format claude-code|codex|openai-chat]
 //!                             [--reference] [--all-presets] [--many N] [--count-only]
 //!                             [--dump-texts FILE] [--dir DIR] [--cache-only]
+//!                             [--commands [--timeout SECS]]
 //! ```
+//! `--commands` prints only the table of every command and preset run through the binary, with
+//! each row's budget (`commands::table`).
 //! `--cache-only` measures only the count cache: counting with an empty and a full memo, the
 //! file's write and read, and `ctxray report --json` without the cache, cold and warm.
 //! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
@@ -19,6 +22,7 @@ mod write;
 
 mod args;
 mod cache;
+mod commands;
 mod follow;
 mod measure;
 
@@ -42,6 +46,10 @@ fn main() {
     );
     for shape in &args.shapes {
         let path = generated(&args.dir, *shape, args.size);
+        if args.commands {
+            commands::table(&path, args.timeout);
+            continue;
+        }
         if args.cache_only {
             println!("\n== {} · {} MB", shape.name(), mb(args.size));
             cache::cache(&path, &args.dir);
@@ -52,7 +60,7 @@ fn main() {
             follow::follow(&path, &args.dir);
         }
     }
-    if args.many > 0 && !args.count_only && !args.cache_only {
+    if args.many > 0 && !args.count_only && !args.cache_only && !args.commands {
         let path = args.dir.join(format!("many-{}.json", args.many));
         if !path.exists() {
             let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));

@@ -1,0 +1,120 @@
+//! Every command and every preset through the release binary, as a user runs them: wall time
+//! and peak memory of each child process, set against `report --json` on the same file and
+//! against the file's size, printed as a Markdown table with each row's budget (`plan` and
+//! `diff` within 2× of `report`, `replay` within 5×, peak memory within 1.5× of the file).
+//!
+//! ```text
+//! cargo bench --bench perf -- --commands [--size 100M] [--format claude-code] [--timeout 300]
+//! ```
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One child's wall time and peak resident memory; `None` when it ran past the timeout.
+struct Run {
+    wall: Option<Duration>,
+    peak_kb: u64,
+    /// The exit status (`None`: killed at the timeout).
+    code: Option<i32>,
+}
+
+/// Runs the binary with `args` (output thrown away), killed after `timeout`. The child is
+/// reaped by `wait4`, which also gives its own peak memory (clippy cannot see that).
+#[allow(clippy::zombie_processes)]
+fn run(args: &[&str], timeout: Duration) -> Run {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the ctxray binary");
+    let pid = child.id() as libc::pid_t;
+    loop {
+        let mut status = 0;
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our own child, `status` and `usage` are valid for writes.
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            return Run {
+                wall: Some(start.elapsed()),
+                peak_kb: usage.ru_maxrss as u64,
+                code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+            };
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Run {
+                wall: None,
+                peak_kb: 0,
+                code: None,
+            };
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The presets, as `ctxray presets` names them.
+fn presets() -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .arg("presets")
+        .output()
+        .expect("ctxray presets");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// Prints the table for one file.
+pub fn table(path: &Path, timeout: Duration) {
+    let file = path.to_str().expect("a UTF-8 path");
+    let file_kb = std::fs::metadata(path).map_or(1, |m| m.len() / 1024).max(1);
+    let report = run(&["report", file, "--json", "--no-cache"], timeout);
+    let base = report.wall.map_or(f64::NAN, |w| w.as_secs_f64());
+    println!(
+        "\n{} ({} MB)\n\n| command | preset | wall | × report (budget) | peak memory | × file (≤ 1.5) |\n|---|---|--:|--:|--:|--:|",
+        path.display(),
+        file_kb / 1024
+    );
+    row("report --json", "", &report, base, 1.0, file_kb);
+    for preset in presets() {
+        for (command, budget) in [("plan", 2.0), ("diff", 2.0), ("replay", 5.0)] {
+            let r = run(&[command, file, "--preset", &preset], timeout);
+            row(command, &preset, &r, base, budget, file_kb);
+        }
+    }
+}
+
+fn row(command: &str, preset: &str, r: &Run, base: f64, budget: f64, file_kb: u64) {
+    let mark = |ok: bool| if ok { "✓" } else { "✗" };
+    let (wall, ratio) = match r.wall {
+        // A preset that needs a setting (`--set max_messages=…`) refuses to run without one.
+        Some(_) if r.code != Some(0) => {
+            let code = r.code.map_or("a signal".into(), |c| format!("exit {c}"));
+            println!("| `{command}` | {preset} | refused ({code}) | — | — | — |");
+            return;
+        }
+        Some(w) => {
+            let ratio = w.as_secs_f64() / base;
+            (
+                format!("{:.2} s", w.as_secs_f64()),
+                format!("{ratio:.1}× (≤ {budget}) {}", mark(ratio <= budget)),
+            )
+        }
+        None => ("timed out".to_string(), format!("— (≤ {budget}) ✗")),
+    };
+    let memory = r.peak_kb as f64 / file_kb as f64;
+    let (peak, times) = if r.wall.is_some() {
+        (
+            format!("{} MB", r.peak_kb / 1024),
+            format!("{memory:.2}× {}", mark(memory <= 1.5)),
+        )
+    } else {
+        ("—".into(), "—".into())
+    };
+    println!("| `{command}` | {preset} | {wall} | {ratio} | {peak} | {times} |");
+}
