@@ -8,6 +8,9 @@
 #[path = "support/bounded.rs"]
 mod bounded;
 
+#[path = "support/pty.rs"]
+mod pty;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
@@ -223,40 +226,14 @@ fn three_million_empty_records_cost_little() {
     );
 }
 
-/// Runs the inspector in a pseudo-terminal (util-linux `script`) under an address-space cap,
-/// sends `q` after `quit_after`; returns its exit code (`None` if it had to be killed) and
-/// everything it drew.
+/// Runs the inspector in a pseudo-terminal, sends `q` after `quit_after`; returns its exit
+/// code (`None` if it had to be killed) and everything it drew.
 fn inspector_in_pty(args: &str, quit_after: Duration) -> (Option<i32>, Vec<u8>) {
-    use std::process::Command;
-    let bin = env!("CARGO_BIN_EXE_ctxray");
-    let cmd = format!(
-        "ulimit -v {}; stty cols 200 rows 30; {bin} {args}",
-        CAP >> 10
-    );
-    let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script` is needed for the pseudo-terminal tests");
-    let mut stdin = child.stdin.take().expect("stdin piped");
+    let mut pty = pty::Pty::start_with(&format!("ulimit -v {}; ", CAP >> 10), 200, 30, args);
     std::thread::sleep(quit_after);
-    let _ = stdin.write_all(b"q");
-    let _ = stdin.flush();
-    let start = std::time::Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            let out = child.wait_with_output().expect("output");
-            return (status.code(), out.stdout);
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            return (None, out.stdout);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    (code, pty.output())
 }
 
 fn contains(hay: &[u8], needle: &str) -> bool {

@@ -7,6 +7,9 @@
 #[path = "support/bounded.rs"]
 mod bounded;
 
+#[path = "support/pty.rs"]
+mod pty;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -420,36 +423,14 @@ fn a_directory_without_permission_is_refused() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
-/// Runs the inspector in a pseudo-terminal (util-linux `script`), sends `q` after `quit_after`
-/// and returns its exit code (`None` if it had to be killed) and everything it drew.
+/// Runs the inspector in a pseudo-terminal, sends `q` after `quit_after`; returns its exit
+/// code (`None` if it had to be killed) and everything it drew.
 fn inspector_in_pty(args: &str, quit_after: Duration) -> (Option<i32>, Vec<u8>) {
-    use std::process::{Command, Stdio};
-    let bin = env!("CARGO_BIN_EXE_ctxray");
-    let cmd = format!("stty cols 120 rows 30; {bin} {args}");
-    let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script` is needed for the pseudo-terminal tests");
-    let mut stdin = child.stdin.take().expect("stdin piped");
+    let mut pty = pty::Pty::start_with("", 120, 30, args);
     std::thread::sleep(quit_after);
-    let _ = stdin.write_all(b"q");
-    let _ = stdin.flush();
-    let start = std::time::Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            let out = child.wait_with_output().expect("output");
-            return (status.code(), out.stdout);
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            return (None, out.stdout);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    (code, pty.output())
 }
 
 fn contains(hay: &[u8], needle: &str) -> bool {

@@ -6,92 +6,13 @@
 //! The screen is read through a terminal emulator as it arrives; keys are sent when the
 //! screen shows what they answer, not after fixed delays.
 
-use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex};
+#[path = "support/pty.rs"]
+mod pty;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ROWS: u16 = 30;
-const COLS: u16 = 120;
-
-/// The binary running in `script`'s pseudo-terminal, its output collected as it comes.
-struct Pty {
-    child: Child,
-    stdin: ChildStdin,
-    out: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Pty {
-    fn start(args: &str) -> Pty {
-        let bin = env!("CARGO_BIN_EXE_ctxray");
-        let cmd = format!("stty cols {COLS} rows {ROWS}; exec {bin} {args}");
-        let mut child = Command::new("script")
-            .args(["-q", "-e", "-c", &cmd, "/dev/null"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("util-linux `script` is needed for the pseudo-terminal tests");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let out = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&out);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Pty { child, stdin, out }
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.stdin.write_all(keys.as_bytes()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The screen as the output so far leaves it.
-    fn screen(&self) -> String {
-        let mut term = vt100::Parser::new(ROWS, COLS, 0);
-        term.process(&self.out.lock().unwrap());
-        term.screen().contents()
-    }
-
-    /// Waits until the screen holds `needle`; panics with the screen after `limit`.
-    fn wait_for(&self, needle: &str, limit: Duration) {
-        let start = Instant::now();
-        while start.elapsed() < limit {
-            if self.screen().contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("{needle:?} never shown; the screen:\n{}", self.screen());
-    }
-
-    /// Waits for the program to end: its status and how long that took.
-    fn wait_exit(&mut self, limit: Duration) -> (Option<i32>, Duration) {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return (status.code(), start.elapsed());
-            }
-            if start.elapsed() > limit {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                return (None, start.elapsed());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    fn output(&self) -> Vec<u8> {
-        self.out.lock().unwrap().clone()
-    }
-}
+use pty::Pty;
 
 /// An OpenAI chat session of about `bytes` bytes: tool calls, results and prose drawn from a
 /// vocabulary by a fixed generator, so that compacting it takes a while.
@@ -192,14 +113,20 @@ fn large_session() -> tempfile::TempDir {
     }
 }
 
-#[test]
-fn q_quits_at_once_while_a_compaction_runs() {
+/// The inspector on a large session, compacting it (the status line says it is working).
+fn compacting() -> (tempfile::TempDir, Pty) {
     let dir = large_session();
     let path = dir.path().join("busy-session-5813.json");
     let mut pty = Pty::start(&format!("{} --preset hermes", path.display()));
     pty.wait_for("hermes fires", Duration::from_secs(60));
     pty.send("c");
     pty.wait_for("working…", Duration::from_secs(10));
+    (dir, pty)
+}
+
+#[test]
+fn q_quits_at_once_while_a_compaction_runs() {
+    let (_dir, mut pty) = compacting();
     pty.send("q");
     let (code, took) = pty.wait_exit(Duration::from_secs(60));
     let out = pty.output();
@@ -215,12 +142,7 @@ fn q_quits_at_once_while_a_compaction_runs() {
 
 #[test]
 fn sigterm_during_a_compaction_restores_the_terminal_and_exits_143() {
-    let dir = large_session();
-    let path = dir.path().join("busy-session-5813.json");
-    let mut pty = Pty::start(&format!("{} --preset hermes", path.display()));
-    pty.wait_for("hermes fires", Duration::from_secs(60));
-    pty.send("c");
-    pty.wait_for("working…", Duration::from_secs(10));
+    let (_dir, mut pty) = compacting();
     let pid = pty.child.id();
     // `script` runs the binary with exec: its child is the one to signal.
     let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
