@@ -5,7 +5,6 @@
 //! and the lookup says so.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::Deserialize;
 
@@ -78,15 +77,6 @@ impl Registry {
         // The bundled file is tested to parse; a failure here would leave the defaults above.
         let _ = registry.layer(BUNDLED, "bundled models.toml");
         registry
-    }
-
-    /// The bundled registry with a user's file (if it exists) layered over it.
-    pub fn with_user_file(path: &Path) -> Result<Registry, RegistryError> {
-        let mut registry = Registry::bundled();
-        if let Ok(text) = crate::limits::read_config(path, crate::limits::DEFAULT_CONFIG) {
-            registry.layer(&text, &path.display().to_string())?;
-        }
-        Ok(registry)
     }
 
     /// Layers entries from TOML text over the current ones.
