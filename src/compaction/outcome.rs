@@ -29,9 +29,7 @@ pub fn evidence_in_summary(
     // One index of the summary: each fact is looked up in time of its own length, not searched
     // for through the whole summary.
     let index = crate::diff::TextIndex::new(summary);
-    let lost: Vec<String> = items
-        .iter()
-        .filter(|e| !evidence::survives_in(e, &index))
+    let lost: Vec<String> = evidence::lost_in(items.iter(), &index)
         .map(|e| e.text.clone())
         .collect();
     (items.len(), items.len() - lost.len(), lost)

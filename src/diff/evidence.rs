@@ -130,10 +130,19 @@ pub fn survives(item: &Evidence, haystack: &str) -> bool {
     haystack.contains(item.text.as_str())
 }
 
-/// Whether an evidence item appears in the indexed text: `survives` without a search of the
-/// whole text per item.
-pub fn survives_in(item: &Evidence, haystack: &super::TextIndex) -> bool {
-    haystack.contains(item.text.as_str())
+/// The items of `items` that do not appear in the indexed text: `survives` of each, without a
+/// search of the whole text per item.
+pub fn lost_in<'e>(
+    items: impl Iterator<Item = &'e Evidence> + Clone,
+    haystack: &super::TextIndex,
+) -> impl Iterator<Item = &'e Evidence> {
+    let texts: Vec<&str> = items.clone().map(|e| e.text.as_str()).collect();
+    let found = haystack.longest_prefixes(&texts);
+    items
+        .zip(found)
+        .zip(texts)
+        .filter(|((_, f), t)| super::index::clamped(*f, t.len()) < t.len())
+        .map(|((e, _), _)| e)
 }
 
 #[cfg(test)]

@@ -90,33 +90,69 @@ pub struct LineSeen {
     pub seen: usize,
 }
 
-/// The content lines of `m` with what the indexed input shows of each: the alignment `diff`
-/// sums up, line by line, for reports that show the raw side with its losses.
-pub fn lines_seen(m: &Message, input: &TextIndex) -> Vec<LineSeen> {
-    content_texts(m)
+/// The content lines of each of `messages` with what the indexed input shows of each: the
+/// alignment `diff` sums up, line by line, for reports that show the raw side with its losses.
+/// The lines the index cannot tell at once are looked for together, in one pass over the input.
+pub fn lines_seen<'m>(
+    messages: impl IntoIterator<Item = &'m Message>,
+    input: &TextIndex,
+) -> Vec<Vec<LineSeen>> {
+    let mut out: Vec<Vec<LineSeen>> = Vec::new();
+    let mut waiting: Vec<(usize, usize, usize)> = Vec::new();
+    for m in messages {
+        let mut lines = Vec::new();
+        for t in content_texts(m) {
+            for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let chars = line.chars().count();
+                let seen = match input.quick_prefix(line) {
+                    Ok(bytes) => seen_chars(line, bytes),
+                    Err(cut) => {
+                        waiting.push((out.len(), lines.len(), cut));
+                        0
+                    }
+                };
+                lines.push(LineSeen {
+                    text: line.to_string(),
+                    chars,
+                    seen,
+                });
+            }
+        }
+        out.push(lines);
+    }
+    let asked: Vec<&[u8]> = waiting
         .iter()
-        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
-        .map(|line| LineSeen {
-            text: line.to_string(),
-            chars: line.chars().count(),
-            seen: seen_in(line, input),
-        })
-        .collect()
+        .map(|&(m, l, cut)| &out[m][l].text.as_bytes()[..cut])
+        .collect();
+    let answers = input.longest_prefixes_of(&asked);
+    for (&(m, l, _), bytes) in waiting.iter().zip(answers) {
+        let line = &mut out[m][l];
+        line.seen = seen_chars(&line.text, index::clamped(bytes, line.text.len()));
+    }
+    out
 }
 
 /// Diffs the summarized messages of `plan` against its summarizer input.
 pub fn diff(session: &Session, plan: &Plan) -> Diff {
-    let input = TextIndex::new(&summarizer_input(plan));
+    let input = TextIndex::new(summarizer_input(plan));
     diff_range(session, &plan.split.summarized, &input)
 }
 
-/// Diffs the messages `indices` of `session` against an indexed summarizer input.
+/// Diffs the messages `indices` of `session` against an indexed summarizer input: each
+/// message is read once; what the index can only answer in a pass over the whole input (short
+/// strings) is asked of all messages together.
 pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Diff {
-    let messages: Vec<MessageDiff> = indices
+    let mut pending: Vec<Pending> = indices
         .iter()
         .filter_map(|&i| session.messages.get(i))
-        .map(|m| diff_message(m, input))
+        .map(|m| pending_of(m, input))
         .collect();
+    let asked: Vec<&[u8]> = pending.iter().flat_map(Pending::waiting).collect();
+    let mut answers = input.longest_prefixes_of(&asked).into_iter();
+    for p in &mut pending {
+        p.answer_waiting(&mut answers);
+    }
+    let messages: Vec<MessageDiff> = pending.into_iter().map(Pending::done).collect();
     let mut all: BTreeSet<&Evidence> = BTreeSet::new();
     let mut kept: BTreeSet<&Evidence> = BTreeSet::new();
     for m in &messages {
@@ -138,15 +174,162 @@ pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Di
     }
 }
 
-fn diff_message(m: &Message, input: &TextIndex) -> MessageDiff {
+/// A string looked for, and the bytes of its longest prefix found (as `TextIndex` reports
+/// it) once known, else how much of it remains to look for.
+struct Ask {
+    text: String,
+    /// Bytes of the string (its text is dropped once it is known to be found whole).
+    len: usize,
+    found: Result<usize, usize>,
+}
+
+impl Ask {
+    fn new(text: String, input: &TextIndex) -> Ask {
+        let found = input.quick_prefix(&text);
+        let len = text.len();
+        // A string found whole is never shown again: only the lost ones are named.
+        let text = if found == Ok(len) {
+            String::new()
+        } else {
+            text
+        };
+        Ask { text, len, found }
+    }
+
+    /// The bytes still to look for, if the index could not tell at once.
+    fn waiting(&self) -> Option<&[u8]> {
+        self.found.err().map(|cut| &self.text.as_bytes()[..cut])
+    }
+
+    /// Takes the pass's answer for what `waiting` gave.
+    fn answer(&mut self, longest: usize) {
+        if self.found.is_err() {
+            self.found = Ok(index::clamped(longest, self.len));
+        }
+    }
+
+    fn found_whole(&self) -> bool {
+        self.found == Ok(self.len)
+    }
+
+    /// Characters of the line seen in the input (see `seen_chars`).
+    fn seen_chars(&self) -> usize {
+        seen_chars(&self.text, self.found.unwrap_or(0))
+    }
+}
+
+/// One message read, with the strings the index could not tell at once still to answer.
+struct Pending {
+    index: usize,
+    role: Role,
+    raw_chars: usize,
+    line_chars: usize,
+    /// Characters seen of the lines found at once.
+    seen: usize,
+    /// The lines still to answer.
+    lines: Vec<Ask>,
+    names: Vec<Ask>,
+    ids: Vec<Ask>,
+    arguments_total: usize,
+    arguments: Vec<Ask>,
+    evidence: Vec<(Evidence, Ask)>,
+}
+
+impl Pending {
+    fn asks_mut(&mut self) -> impl Iterator<Item = &mut Ask> {
+        let evidence = self.evidence.iter_mut().map(|(_, a)| a);
+        self.lines
+            .iter_mut()
+            .chain(&mut self.names)
+            .chain(&mut self.ids)
+            .chain(&mut self.arguments)
+            .chain(evidence)
+    }
+
+    /// The strings still to answer, in the order `answer_waiting` takes their answers.
+    fn waiting(&self) -> impl Iterator<Item = &[u8]> {
+        let evidence = self.evidence.iter().map(|(_, a)| a);
+        self.lines
+            .iter()
+            .chain(&self.names)
+            .chain(&self.ids)
+            .chain(&self.arguments)
+            .chain(evidence)
+            .filter_map(Ask::waiting)
+    }
+
+    fn answer_waiting(&mut self, answers: &mut impl Iterator<Item = usize>) {
+        for ask in self.asks_mut().filter(|a| a.found.is_err()) {
+            ask.answer(answers.next().unwrap_or(0));
+        }
+    }
+
+    fn done(self) -> MessageDiff {
+        let seen = self.seen + self.lines.iter().map(Ask::seen_chars).sum::<usize>();
+        let lost = |asks: Vec<Ask>| -> Vec<String> {
+            asks.into_iter()
+                .filter(|a| !a.found_whole())
+                .map(|a| a.text)
+                .collect()
+        };
+        let mut tool_names_lost: Vec<String> = Vec::new();
+        for name in lost(self.names) {
+            if !tool_names_lost.contains(&name) {
+                tool_names_lost.push(name);
+            }
+        }
+        let evidence = self
+            .evidence
+            .into_iter()
+            .map(|(e, a)| {
+                let s = a.found_whole();
+                (e, s)
+            })
+            .collect();
+        MessageDiff {
+            index: self.index,
+            role: self.role,
+            raw_chars: self.raw_chars,
+            line_chars: self.line_chars,
+            seen_chars: seen,
+            tool_names_lost,
+            call_ids_lost: lost(self.ids),
+            arguments_total: self.arguments_total,
+            arguments_lost: lost(self.arguments),
+            evidence,
+        }
+    }
+}
+
+/// Reads `m`: its numbers, what the index tells at once, the rest kept to ask.
+fn pending_of(m: &Message, input: &TextIndex) -> Pending {
     let texts = content_texts(m);
-    let raw_chars = texts.iter().map(|t| t.chars().count()).sum();
-    let line_chars = texts.iter().map(|t| line_chars(t)).sum();
-    let seen_chars = texts.iter().map(|t| seen_in(t, input)).sum();
-    let mut tool_names_lost = Vec::new();
-    let mut call_ids_lost = Vec::new();
-    let mut arguments_total = 0;
-    let mut arguments_lost = Vec::new();
+    let mut p = Pending {
+        index: m.index,
+        role: m.role,
+        raw_chars: texts.iter().map(|t| t.chars().count()).sum(),
+        line_chars: texts.iter().map(|t| line_chars(t)).sum(),
+        seen: 0,
+        lines: Vec::new(),
+        names: Vec::new(),
+        ids: Vec::new(),
+        arguments_total: 0,
+        arguments: Vec::new(),
+        evidence: Vec::new(),
+    };
+    for line in texts
+        .iter()
+        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
+    {
+        match input.quick_prefix(line) {
+            Ok(bytes) => p.seen += seen_chars(line, bytes),
+            Err(cut) => p.lines.push(Ask {
+                text: line.to_string(),
+                len: line.len(),
+                found: Err(cut),
+            }),
+        }
+    }
     let mut items: Vec<Evidence> = Vec::new();
     for part in &m.parts {
         match part {
@@ -156,24 +339,21 @@ fn diff_message(m: &Message, input: &TextIndex) -> MessageDiff {
                 arguments,
                 ..
             } => {
-                if !input.contains(name.as_str()) && !tool_names_lost.contains(name) {
-                    tool_names_lost.push(name.clone());
-                }
-                if !input.contains(id.as_str()) {
-                    call_ids_lost.push(id.clone());
-                }
+                p.names.push(Ask::new(name.clone(), input));
+                p.ids.push(Ask::new(id.clone(), input));
                 let values = argument_values(arguments);
-                arguments_total += values.len();
+                p.arguments_total += values.len();
                 if let Some(cmd) = command_of(arguments) {
                     items.push(Evidence {
                         kind: EvidenceKind::Command,
                         text: cmd,
                     });
                 }
-                arguments_lost.extend(values.into_iter().filter(|v| !input.contains(v.as_str())));
+                p.arguments
+                    .extend(values.into_iter().map(|v| Ask::new(v, input)));
             }
-            Part::ToolResult { call_id, .. } if !input.contains(call_id.as_str()) => {
-                call_ids_lost.push(call_id.clone());
+            Part::ToolResult { call_id, .. } => {
+                p.ids.push(Ask::new(call_id.clone(), input));
             }
             _ => {}
         }
@@ -182,27 +362,16 @@ fn diff_message(m: &Message, input: &TextIndex) -> MessageDiff {
         items.extend(evidence::extract(t));
     }
     let mut seen_items: HashSet<Evidence> = HashSet::new();
-    let evidence = items
+    p.evidence = items
         .into_iter()
         .filter(|e| e.text.len() >= 3)
         .filter(|e| seen_items.insert(e.clone()))
         .map(|e| {
-            let s = evidence::survives_in(&e, input);
-            (e, s)
+            let ask = Ask::new(e.text.clone(), input);
+            (e, ask)
         })
         .collect();
-    MessageDiff {
-        index: m.index,
-        role: m.role,
-        raw_chars,
-        line_chars,
-        seen_chars,
-        tool_names_lost,
-        call_ids_lost,
-        arguments_total,
-        arguments_lost,
-        evidence,
-    }
+    p
 }
 
 /// The texts a message is made of, as the summarizer could be shown them.
@@ -228,28 +397,18 @@ fn content_texts(m: &Message) -> Vec<String> {
         .collect()
 }
 
-/// Characters of the non-empty lines of `text`, each trimmed: what `seen_in` can find.
+/// Characters of the non-empty lines of `text`, each trimmed: what the alignment can find.
 fn line_chars(text: &str) -> usize {
     text.lines().map(|l| l.trim().chars().count()).sum()
 }
 
-/// Characters of `text` found in `input`: whole lines, or the longest prefix of a line that
-/// was cut short (a preview), line by line.
-fn seen_in(text: &str, input: &TextIndex) -> usize {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|line| longest_seen_prefix(line, input))
-        .sum()
-}
-
-/// Characters of the longest prefix of `line` found in `input`: the whole line, a prefix of 16
-/// characters or more, else 0.
-fn longest_seen_prefix(line: &str, input: &TextIndex) -> usize {
-    let mut bytes = input.longest_prefix(line);
-    if bytes == line.len() {
+/// Characters of `line` seen in the input, of which its longest prefix of `bytes` bytes is:
+/// the whole line, a prefix of 16 characters or more, else 0.
+fn seen_chars(line: &str, bytes: usize) -> usize {
+    if bytes >= line.len() {
         return line.chars().count();
     }
+    let mut bytes = bytes;
     while !line.is_char_boundary(bytes) {
         bytes -= 1;
     }

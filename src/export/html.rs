@@ -437,7 +437,14 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_total,
         d.evidence_survival() * 100.0
     );
-    let input = TextIndex::new(&summarizer_input(plan));
+    let input = TextIndex::new(summarizer_input(plan));
+    let mut all_seen = lines_seen(
+        d.messages
+            .iter()
+            .filter_map(|m| a.session.messages.get(m.index)),
+        &input,
+    )
+    .into_iter();
     out.push_str("<div class=\"diff\">");
     for m in &d.messages {
         let frac = if m.raw_chars == 0 {
@@ -487,8 +494,8 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
             },
             i = m.index
         );
-        if let Some(msg) = a.session.messages.get(m.index) {
-            let seen = lines_seen(msg, &input);
+        if a.session.messages.get(m.index).is_some() {
+            let seen = all_seen.next().unwrap_or_default();
             let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
             for (l, text) in seen.iter().zip(&texts) {
                 let class = if l.seen >= l.chars {

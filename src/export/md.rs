@@ -355,14 +355,16 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
         );
     }
     // The raw side line by line: `-` lines never reach the summarizer, `~` lines only in part.
-    let input = TextIndex::new(&summarizer_input(plan));
+    let input = TextIndex::new(summarizer_input(plan));
+    let shown: Vec<_> = d
+        .messages
+        .iter()
+        .filter_map(|m| a.session.messages.get(m.index).map(|msg| (m, msg)))
+        .collect();
+    let all_seen = lines_seen(shown.iter().map(|(_, msg)| *msg), &input);
     let mut body = String::new();
-    for m in &d.messages {
-        let Some(msg) = a.session.messages.get(m.index) else {
-            continue;
-        };
+    for ((m, _), seen) in shown.iter().zip(all_seen) {
         let _ = writeln!(body, "@@ #{} {} @@", m.index, m.role.as_str());
-        let seen = lines_seen(msg, &input);
         let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
         for (l, text) in seen.iter().zip(&texts) {
             let text = clip(text, 200);

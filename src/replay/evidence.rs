@@ -45,7 +45,7 @@ impl Fidelity {
 
 /// What `plan`'s summarizer input holds of the messages `range` of `session`.
 pub fn input(session: &Session, range: &[usize], plan: &Plan) -> Fidelity {
-    let index = TextIndex::new(&diff::summarizer_input(plan));
+    let index = TextIndex::new(diff::summarizer_input(plan));
     let d = diff::diff_range(session, range, &index);
     Fidelity {
         chars: d.line_chars,

@@ -1,0 +1,231 @@
+//! Longest occurring prefixes of many strings in one pass over a text, whatever the strings:
+//! an Aho-Corasick automaton of the strings, the text read through it once, every state it
+//! reaches marked — with the states their failure links lead to, since a string that ends
+//! where a marked one ends occurs too — and each string's answer the deepest marked state on
+//! its path. Linear in the text and the strings; strings are taken a few megabytes at a time
+//! so the automaton stays small.
+//!
+//! Owns: the automaton and that pass. Must not: know which strings are asked, or why.
+
+/// Bytes of strings one automaton holds.
+const CHUNK: usize = 8 << 20;
+const ROOT: u32 = 0;
+
+/// For each of `strings`, the bytes of its longest prefix that occurs in `text`.
+pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> Vec<usize> {
+    // Each distinct string once, in byte order: the trie is built in one walk.
+    let mut order: Vec<usize> = (0..strings.len()).collect();
+    order.sort_unstable_by(|&a, &b| strings[a].cmp(strings[b]));
+    order.dedup_by(|a, b| strings[*a] == strings[*b]);
+    let distinct: Vec<&[u8]> = order.iter().map(|&i| strings[i]).collect();
+    let mut found: Vec<usize> = Vec::with_capacity(distinct.len());
+    let mut from = 0;
+    while from < distinct.len() {
+        let mut to = from;
+        let mut bytes = 0;
+        while to < distinct.len() && (to == from || bytes + distinct[to].len() <= CHUNK) {
+            bytes += distinct[to].len();
+            to += 1;
+        }
+        found.extend(Automaton::new(&distinct[from..to]).answers(text, &distinct[from..to]));
+        from = to;
+    }
+    strings
+        .iter()
+        .map(|s| {
+            let i = distinct.partition_point(|d| d < s);
+            found.get(i).copied().unwrap_or(0)
+        })
+        .collect()
+}
+
+/// A trie of sorted distinct strings with failure links; each state's edges are a sorted run
+/// of `bytes`/`targets` (the root's, a table of 256).
+struct Automaton {
+    root: [u32; 256],
+    /// `edges[state]..edges[state + 1]` are the state's edges.
+    edges: Vec<u32>,
+    bytes: Vec<u8>,
+    targets: Vec<u32>,
+    fail: Vec<u32>,
+    depth: Vec<u32>,
+}
+
+impl Automaton {
+    /// `strings` sorted and distinct.
+    fn new(strings: &[&[u8]]) -> Automaton {
+        // States in the order a walk of the sorted strings creates them, each with its parent
+        // and the byte into it.
+        let mut into: Vec<(u32, u8)> = vec![(ROOT, 0)];
+        let mut depth: Vec<u32> = vec![0];
+        let mut path: Vec<u32> = vec![ROOT];
+        let mut prev: &[u8] = &[];
+        for s in strings {
+            let shared = prev.iter().zip(*s).take_while(|(a, b)| a == b).count();
+            path.truncate(shared + 1);
+            for &b in &s[shared..] {
+                let parent = *path.last().unwrap_or(&ROOT);
+                let t = depth.len() as u32;
+                depth.push(depth[parent as usize] + 1);
+                into.push((parent, b));
+                path.push(t);
+            }
+            prev = s;
+        }
+        // Edges grouped by parent (a stable counting sort keeps each parent's bytes sorted).
+        let states = depth.len();
+        let mut edges = vec![0u32; states + 1];
+        for &(parent, _) in &into[1..] {
+            edges[parent as usize + 1] += 1;
+        }
+        for i in 0..states {
+            edges[i + 1] += edges[i];
+        }
+        let mut fill = edges.clone();
+        let mut bytes = vec![0u8; states - 1];
+        let mut targets = vec![ROOT; states - 1];
+        let mut root = [u32::MAX; 256];
+        for (t, &(parent, b)) in into.iter().enumerate().skip(1) {
+            let e = fill[parent as usize] as usize;
+            bytes[e] = b;
+            targets[e] = t as u32;
+            fill[parent as usize] += 1;
+            if parent == ROOT {
+                root[usize::from(b)] = t as u32;
+            }
+        }
+        let mut a = Automaton {
+            root,
+            edges,
+            bytes,
+            targets,
+            fail: vec![ROOT; states],
+            depth,
+        };
+        for state in a.by_depth() {
+            let (parent, b) = into[state as usize];
+            if parent == ROOT {
+                continue;
+            }
+            let mut f = a.fail[parent as usize];
+            a.fail[state as usize] = loop {
+                if let Some(t) = a.child(f, b) {
+                    break t;
+                }
+                if f == ROOT {
+                    break ROOT;
+                }
+                f = a.fail[f as usize];
+            };
+        }
+        a
+    }
+
+    fn child(&self, state: u32, b: u8) -> Option<u32> {
+        if state == ROOT {
+            let t = self.root[usize::from(b)];
+            return (t != u32::MAX).then_some(t);
+        }
+        let (from, to) = (
+            self.edges[state as usize] as usize,
+            self.edges[state as usize + 1] as usize,
+        );
+        let bytes = &self.bytes[from..to];
+        let i = if bytes.len() <= 8 {
+            bytes.iter().position(|&x| x == b)?
+        } else {
+            bytes.binary_search(&b).ok()?
+        };
+        Some(self.targets[from + i])
+    }
+
+    /// States other than the root, shallowest first (a counting sort by depth).
+    fn by_depth(&self) -> Vec<u32> {
+        let deepest = self.depth.iter().copied().max().unwrap_or(0) as usize;
+        let mut starts = vec![0usize; deepest + 2];
+        for &d in &self.depth[1..] {
+            starts[d as usize + 1] += 1;
+        }
+        for d in 0..=deepest {
+            starts[d + 1] += starts[d];
+        }
+        let mut order = vec![ROOT; self.depth.len() - 1];
+        for (state, &d) in self.depth.iter().enumerate().skip(1) {
+            order[starts[d as usize]] = state as u32;
+            starts[d as usize] += 1;
+        }
+        order
+    }
+
+    /// Reads `text` once, marks every state that occurs in it, and answers each string.
+    fn answers(&self, text: &[u8], strings: &[&[u8]]) -> Vec<usize> {
+        let mut marked = vec![false; self.depth.len()];
+        let mut state = ROOT;
+        for &b in text {
+            state = loop {
+                if let Some(t) = self.child(state, b) {
+                    break t;
+                }
+                if state == ROOT {
+                    break ROOT;
+                }
+                state = self.fail[state as usize];
+            };
+            marked[state as usize] = true;
+        }
+        // A state's longest proper suffix in the trie occurs wherever the state does.
+        for &s in self.by_depth().iter().rev() {
+            if marked[s as usize] {
+                marked[self.fail[s as usize] as usize] = true;
+            }
+        }
+        strings
+            .iter()
+            .map(|s| {
+                let mut state = ROOT;
+                let mut longest = 0;
+                for (i, &b) in s.iter().enumerate() {
+                    match self.child(state, b) {
+                        Some(t) if marked[t as usize] => {
+                            state = t;
+                            longest = i + 1;
+                        }
+                        _ => break,
+                    }
+                }
+                longest
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn naive(text: &[u8], s: &[u8]) -> usize {
+        (0..=s.len())
+            .rev()
+            .find(|&k| k == 0 || text.windows(k).any(|w| w == &s[..k]))
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn finds_prefixes_that_end_inside_other_matches() {
+        let text = b"xxabcdexx";
+        let strings: [&[u8]; 4] = [b"abcdef", b"bcd", b"cdx", b"zz"];
+        assert_eq!(longest_prefixes(text, &strings), vec![5, 3, 2, 0]);
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_a_naive_search(text in "[abc]{0,80}", strings in proptest::collection::vec("[abcd]{0,12}", 0..12)) {
+            let strings: Vec<&[u8]> = strings.iter().map(|s| s.as_bytes()).collect();
+            let got = longest_prefixes(text.as_bytes(), &strings);
+            for (s, g) in strings.iter().zip(got) {
+                prop_assert_eq!(g, naive(text.as_bytes(), s), "{:?}", String::from_utf8_lossy(s));
+            }
+        }
+    }
+}

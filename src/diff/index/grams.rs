@@ -1,0 +1,115 @@
+//! The grams of the minimizer index: 8-byte grams ranked by a bijective mix, the gram each
+//! window of `WINDOW` grams selects (least rank, leftmost among equals — a rule that reads
+//! only the window, so a string and the text choose alike wherever they agree), and the kept
+//! positions bucketed by rank.
+//!
+//! Owns: those computations. Must not: answer queries (the index does).
+
+use std::collections::VecDeque;
+
+/// Bytes of a gram.
+pub const GRAM: usize = 8;
+/// Consecutive grams a window spans.
+pub const WINDOW: usize = 8;
+/// Bytes of one window: the shortest string the minimizer index finds.
+pub const ANCHORED: usize = GRAM + WINDOW - 1;
+
+/// The gram starting at byte `at` of `s` (which has at least `GRAM` bytes from there).
+pub fn read_gram(s: &[u8], at: usize) -> u64 {
+    let mut g = [0u8; GRAM];
+    g.copy_from_slice(&s[at..at + GRAM]);
+    u64::from_le_bytes(g)
+}
+
+/// A gram's rank: the finaliser of splitmix64, a bijection, so equal ranks are equal grams and
+/// the order is unrelated to the bytes.
+pub fn rank(gram: u64) -> u64 {
+    let mut x = gram;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The bucket of `rank` among `1 << bits`.
+pub fn bucket_of(rank: u64, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (rank >> (64 - bits)) as usize
+    }
+}
+
+/// Bits of rank that choose a bucket: about one kept position per bucket.
+pub fn bucket_bits(kept: usize) -> u32 {
+    if kept < 2 {
+        0
+    } else {
+        usize::BITS - 1 - kept.leading_zeros()
+    }
+}
+
+/// Calls `each(window, offset)` with the offset of the gram each window of `s` selects, in
+/// window order; nothing when `s` holds no whole window.
+fn each_window(s: &[u8], mut each: impl FnMut(usize, usize)) {
+    if s.len() < ANCHORED {
+        return;
+    }
+    // Offsets of the current window by increasing rank: the front is its minimum.
+    let mut deque: VecDeque<(u64, usize)> = VecDeque::with_capacity(WINDOW + 1);
+    for i in 0..=s.len() - GRAM {
+        let r = rank(read_gram(s, i));
+        while deque.back().is_some_and(|&(rj, _)| rj > r) {
+            deque.pop_back();
+        }
+        deque.push_back((r, i));
+        if i + 1 >= WINDOW {
+            let start = i + 1 - WINDOW;
+            while deque.front().is_some_and(|&(_, j)| j < start) {
+                deque.pop_front();
+            }
+            if let Some(&(_, j)) = deque.front() {
+                each(start, j);
+            }
+        }
+    }
+}
+
+/// For each window of `s`, the offset of the gram it selects.
+pub fn window_picks(s: &[u8]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(s.len().saturating_sub(ANCHORED - 1));
+    each_window(s, |_, j| out.push(j));
+    out
+}
+
+/// The distinct positions the windows of `text` select, ascending.
+pub fn minimizers(text: &[u8]) -> Vec<u32> {
+    let mut kept: Vec<u32> = Vec::with_capacity(text.len() / 4 + 1);
+    each_window(text, |_, j| {
+        if kept.last() != Some(&(j as u32)) {
+            kept.push(j as u32);
+        }
+    });
+    kept
+}
+
+/// `kept` grouped by bucket (a counting sort, ascending within each): the positions and each
+/// bucket's start, `1 << bits` buckets and one past the end.
+pub fn bucketed(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) {
+    let buckets = 1usize << bits;
+    let of = |p: u32| bucket_of(rank(read_gram(text, p as usize)), bits);
+    let mut starts = vec![0u32; buckets + 1];
+    for &p in &kept {
+        starts[of(p) + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut fill = starts.clone();
+    let mut positions = vec![0u32; kept.len()];
+    for &p in &kept {
+        let b = of(p);
+        positions[fill[b] as usize] = p;
+        fill[b] += 1;
+    }
+    (positions, starts)
+}

@@ -1,0 +1,324 @@
+//! An index of one text (a summarizer input, a summary) that answers whether a string occurs
+//! in it and how long the longest prefix of a string that occurs in it is — exactly, and in
+//! time linear in the text and the strings asked, whatever the text repeats.
+//!
+//! Most strings are answered at once through a minimizer index (`grams`): of every window of
+//! `WINDOW` consecutive 8-byte grams of the text, the one of least rank is kept, bucketed by
+//! rank. Any string of `ANCHORED` bytes or more that occurs holds a whole window at every
+//! offset, and the gram that window selects was kept at the same place in the text, so the
+//! positions of that gram are the only candidates, compared byte by byte. When the string's
+//! grams are all ones the text repeats everywhere (more than `FEW` positions), or the string is
+//! shorter than a window, comparing would cost more than reading the text: those strings wait
+//! and are answered together in one pass over the text (`batch`). About 1.5 bytes of index per
+//! byte of text, built in one pass.
+//!
+//! Owns: the index and those two questions. Must not: know about messages, lines or evidence
+//! (`diff` asks the questions).
+
+mod batch;
+mod grams;
+
+pub use grams::ANCHORED;
+use grams::{bucket_bits, bucket_of, bucketed, minimizers, rank, read_gram, window_picks};
+
+/// Bytes of a text the index covers: positions are `u32`.
+const MAX_TEXT: usize = u32::MAX as usize - 1;
+/// The most candidate positions a string is compared at before it waits for the pass.
+const FEW: usize = 16;
+/// Distinct selected grams of a string looked up for one with few positions.
+const LOOKUPS: usize = 16;
+
+/// An index of one text.
+#[derive(Debug, Clone)]
+pub struct TextIndex {
+    text: Box<str>,
+    /// Characters of the text.
+    chars: usize,
+    /// Kept gram positions, grouped by the top `bits` bits of their gram's rank.
+    positions: Vec<u32>,
+    /// `positions[starts[b]..starts[b + 1]]` is bucket `b`.
+    starts: Vec<u32>,
+    bits: u32,
+}
+
+impl TextIndex {
+    /// Indexes `text` (its first 4 GiB).
+    pub fn new(text: impl Into<String>) -> TextIndex {
+        let mut text: String = text.into();
+        if text.len() > MAX_TEXT {
+            let mut end = MAX_TEXT;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        let chars = count_chars(text.as_bytes());
+        let kept = minimizers(text.as_bytes());
+        let bits = bucket_bits(kept.len());
+        let (positions, starts) = bucketed(text.as_bytes(), kept, bits);
+        TextIndex {
+            text: text.into_boxed_str(),
+            chars,
+            positions,
+            starts,
+            bits,
+        }
+    }
+
+    /// Characters of the whole text.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// Whether `s` occurs in the text (the empty string always does).
+    pub fn contains(&self, s: &str) -> bool {
+        self.longest_prefix(s) == s.len()
+    }
+
+    /// Bytes of the longest prefix of `s` that occurs in the text (it may end inside a
+    /// character) when that prefix is `s` itself or at least `ANCHORED` bytes long, else 0.
+    /// For many strings, `quick_prefix` each and `longest_prefixes` the rest.
+    pub fn longest_prefix(&self, s: &str) -> usize {
+        match self.quick_prefix(s) {
+            Ok(longest) => longest,
+            Err(k) => clamped(self.longest_prefixes_of(&[&s.as_bytes()[..k]])[0], s.len()),
+        }
+    }
+
+    /// `Ok(longest_prefix(s))` when the index can tell in a few comparisons; else `Err(k)`:
+    /// `s[..k]` (cut on a byte, not necessarily a character) is what remains to look for in a
+    /// pass over the text, and its longest prefix, `clamp`ed to `s`, is the answer.
+    pub fn quick_prefix(&self, s: &str) -> Result<usize, usize> {
+        let b = s.as_bytes();
+        if b.is_empty() {
+            return Ok(0);
+        }
+        if b.len() < ANCHORED {
+            return Err(b.len());
+        }
+        let picks = window_picks(b);
+        // The first window whose gram the text keeps at few positions: every occurrence of a
+        // prefix that holds the window is one of those positions.
+        let Some((window, at)) = self.first_rare(b, &picks) else {
+            return Err(b.len());
+        };
+        let reach = window + ANCHORED;
+        let text = self.text.as_bytes();
+        let gram = read_gram(b, at);
+        let longest = self
+            .candidates(b, at)
+            .iter()
+            .map(|&p| p as usize)
+            .filter(|&p| p >= at && read_gram(text, p) == gram)
+            .map(|p| common_prefix(&text[p - at..], b))
+            .max()
+            .unwrap_or(0);
+        if longest >= reach {
+            Ok(longest)
+        } else if reach == ANCHORED {
+            Ok(0)
+        } else {
+            // No prefix that holds the window occurs: the answer is a shorter one.
+            Err(reach - 1)
+        }
+    }
+
+    /// The longest prefix of each of `strings`, in one pass over the text for all of them
+    /// (not clamped: `clamp` each to the string it was cut from).
+    pub fn longest_prefixes(&self, strings: &[&str]) -> Vec<usize> {
+        let bytes: Vec<&[u8]> = strings.iter().map(|s| s.as_bytes()).collect();
+        self.longest_prefixes_of(&bytes)
+    }
+
+    /// `longest_prefixes` of byte strings.
+    pub fn longest_prefixes_of(&self, strings: &[&[u8]]) -> Vec<usize> {
+        batch::longest_prefixes(self.text.as_bytes(), strings)
+    }
+
+    /// The first of the first `LOOKUPS` distinct grams the windows `picks` of `s` select whose
+    /// bucket holds at most `FEW` positions: the window that selects it first, and its offset.
+    fn first_rare(&self, s: &[u8], picks: &[usize]) -> Option<(usize, usize)> {
+        let mut last = usize::MAX;
+        let mut looked = 0;
+        for (window, &at) in picks.iter().enumerate() {
+            if at == last {
+                continue;
+            }
+            last = at;
+            if self.candidates(s, at).len() <= FEW {
+                return Some((window, at));
+            }
+            looked += 1;
+            if looked == LOOKUPS {
+                break;
+            }
+        }
+        None
+    }
+
+    /// The kept positions in the bucket of the gram at offset `at` of `s` (its positions,
+    /// and those of any gram that shares its bucket).
+    fn candidates(&self, s: &[u8], at: usize) -> &[u32] {
+        let b = bucket_of(rank(read_gram(s, at)), self.bits);
+        let (from, to) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+        &self.positions[from..to]
+    }
+}
+
+/// A longest prefix of `longest` bytes as `longest_prefix` reports it for a string of `len`
+/// bytes: the whole string, or `ANCHORED` bytes and more, else 0.
+pub fn clamped(longest: usize, len: usize) -> usize {
+    if longest == len || longest >= ANCHORED {
+        longest
+    } else {
+        0
+    }
+}
+
+/// Bytes `a` and `b` have in common from the start.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n && read_gram(a, i) == read_gram(b, i) {
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Characters of UTF-8 `text`: its bytes that do not continue a character.
+fn count_chars(text: &[u8]) -> usize {
+    text.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The longest prefix by brute force, reported as `longest_prefix` promises to.
+    fn naive_prefix(text: &str, s: &str) -> usize {
+        let longest = (0..=s.len())
+            .rev()
+            .find(|&k| {
+                let b = &s.as_bytes()[..k];
+                b.is_empty() || text.as_bytes().windows(k).any(|w| w == b)
+            })
+            .unwrap_or(0);
+        if longest == s.len() || longest >= ANCHORED {
+            longest
+        } else {
+            0
+        }
+    }
+
+    #[test]
+    fn answers_occurrence_and_the_longest_occurring_prefix() {
+        let ix = TextIndex::new("the cat sat on the mat; édition of the matrix reloaded");
+        assert!(ix.contains("cat sat"));
+        assert!(ix.contains("the mat"));
+        assert!(ix.contains(""));
+        assert!(ix.contains("é"));
+        assert!(!ix.contains("the dog"));
+        assert!(!ix.contains("the cow"));
+        assert_eq!(
+            ix.longest_prefix("on the mat; édition of the matrix revolutions"),
+            "on the mat; édition of the matrix re".len()
+        );
+        assert_eq!(
+            ix.longest_prefix("on the mat; X"),
+            0,
+            "a prefix under 15 bytes"
+        );
+        assert_eq!(ix.longest_prefix("xyz"), 0);
+        assert_eq!(ix.chars(), 54);
+    }
+
+    #[test]
+    fn a_long_run_of_one_byte_is_indexed_whole() {
+        let text = "a".repeat(200_000);
+        let ix = TextIndex::new(text.clone());
+        assert!(ix.contains(&text));
+        assert_eq!(ix.longest_prefix(&format!("{text}a")), text.len());
+        assert!(!ix.contains(&format!("{}b", &text[..1000])));
+        assert_eq!(ix.longest_prefix(&format!("{}b", &text[..1000])), 1000);
+    }
+
+    #[test]
+    fn a_gram_repeated_everywhere_is_not_the_anchor_a_line_is_found_by() {
+        // Every line opens with the same 20 bytes; the rest of each is its own.
+        let lines: Vec<String> = (0..20_000)
+            .map(|i| {
+                format!(
+                    "2026-12-01 10:00:0 INFO request {i:08} handled in {} ms",
+                    i % 97
+                )
+            })
+            .collect();
+        let ix = TextIndex::new(lines.join("\n"));
+        let sample: Vec<&String> = lines.iter().step_by(97).collect();
+        let quick = sample
+            .iter()
+            .filter(|l| ix.quick_prefix(l) == Ok(l.len()))
+            .count();
+        assert!(
+            quick * 10 >= sample.len() * 9,
+            "{quick} of {} found at once",
+            sample.len()
+        );
+        for l in sample {
+            assert!(ix.contains(l));
+            assert!(!ix.contains(&format!("{l}!")));
+        }
+    }
+
+    fn text_and_queries() -> impl Strategy<Value = (String, Vec<String>)> {
+        // A small alphabet makes long shared prefixes and repeated grams common.
+        ("[ab\n é]{0,200}", 0..6usize).prop_flat_map(|(text, n)| {
+            let t = text.clone();
+            let slices = proptest::collection::vec((0..=t.len(), 0..60usize, "[ab é]{0,4}"), n)
+                .prop_map(move |cuts| {
+                    cuts.into_iter()
+                        .map(|(at, len, tail)| {
+                            let mut from = at.min(t.len());
+                            while !t.is_char_boundary(from) {
+                                from -= 1;
+                            }
+                            let mut to = (from + len).min(t.len());
+                            while !t.is_char_boundary(to) {
+                                to -= 1;
+                            }
+                            format!("{}{tail}", &t[from..to])
+                        })
+                        .collect::<Vec<_>>()
+                });
+            (Just(text), slices)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_a_naive_search(
+            (text, mut queries) in text_and_queries(),
+            free in proptest::collection::vec("[ab é]{0,24}", 1..6),
+        ) {
+            queries.extend(free);
+            let ix = TextIndex::new(text.clone());
+            let all: Vec<&str> = queries.iter().map(String::as_str).collect();
+            let batched = ix.longest_prefixes(&all);
+            for (q, b) in queries.iter().zip(batched) {
+                let want = naive_prefix(&text, q);
+                prop_assert_eq!(clamped(b, q.len()), want, "batched {:?} in {:?}", q, text);
+                let quick = match ix.quick_prefix(q) {
+                    Ok(v) => v,
+                    Err(k) => clamped(ix.longest_prefixes_of(&[&q.as_bytes()[..k]])[0], q.len()),
+                };
+                prop_assert_eq!(quick, want, "quick {:?} in {:?}", q, text);
+                prop_assert_eq!(ix.longest_prefix(q), naive_prefix(&text, q), "{:?} in {:?}", q, text);
+                prop_assert_eq!(ix.contains(q), text.contains(q.as_str()), "{:?} in {:?}", q, text);
+            }
+        }
+    }
+}
