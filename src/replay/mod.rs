@@ -25,6 +25,8 @@ mod evidence;
 pub mod filler;
 mod history;
 mod record;
+#[cfg(test)]
+mod tests;
 
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, CheckPoint, Done, GuardCheck, PlanError, Preset};
