@@ -5,7 +5,6 @@
 //! real samples.
 
 #[path = "../tools/gen-session/text.rs"]
-#[allow(dead_code)]
 mod text;
 #[path = "../tools/gen-session/write.rs"]
 mod write;
