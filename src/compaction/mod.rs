@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod plan;
 pub mod preset;
 pub mod presets;
+pub mod quiet;
 pub mod seen;
 pub mod settings;
 

@@ -7,6 +7,7 @@
 use super::after::After;
 use super::groups::Grouping;
 use super::plan::{Plan, Trigger};
+use super::quiet::Memo;
 use super::settings::{ParamSpec, SettingError, Settings};
 use crate::analysis::Analysis;
 use crate::session::Session;
@@ -79,6 +80,19 @@ pub trait Preset: Sync {
     fn params(&self) -> &'static [ParamSpec];
     /// The plan for `input` under `settings`.
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError>;
+    /// The trigger `plan` would report, when it can be told cheaply that it does not fire;
+    /// `None` when it may fire or cannot be told cheaply (the caller then runs `plan`). Asked
+    /// at every check of a replay, on a history that grows between checks: the per-message
+    /// numbers it sums are kept in `memo`, which is fed the same growing history each time.
+    /// `input.grouping` is empty here (groups are not computed for this question).
+    fn quiet_trigger(
+        &self,
+        _input: &PlanInput,
+        _settings: &Settings,
+        _memo: &mut Memo,
+    ) -> Option<Trigger> {
+        None
+    }
     /// The summary the framework itself writes without a model (its offline or fallback
     /// digest), when it has one; `None` lets ctxray's extractive digest stand in.
     fn offline_summary(&self, _input: &PlanInput, _plan: &Plan) -> Option<String> {

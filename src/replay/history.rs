@@ -9,7 +9,9 @@
 //! `PlanInput` a preset reads. Once the history has its own records (after a compaction),
 //! appended messages bring the source bytes between them along, so a framework that reads the
 //! records between messages (OpenHands: a batch's later actions, condensation requests) finds
-//! them. Must not: run presets or decide anything.
+//! them. Tool-call groups are computed when a preset plans the history, not at each append
+//! (most checks only ask the trigger, which reads none). Must not: run presets or decide
+//! anything.
 
 use crate::analysis::{Analysis, WindowSource};
 use crate::compaction::after::After;
@@ -21,8 +23,11 @@ use crate::tokens::{message_tokens, overhead, Counts, MessageCount};
 pub struct History {
     pub session: Session,
     pub counts: Counts,
-    grouping: Grouping,
+    /// The history's tool-call groups, computed on the first plan after it changed.
+    grouping: std::cell::OnceCell<Grouping>,
     total: usize,
+    /// The last message with a timestamp.
+    stamped: Option<usize>,
     /// Added to the source indices of original messages appended from now on, so they come
     /// after the records of a compacted history.
     shift: usize,
@@ -47,12 +52,12 @@ impl History {
         session.title = s.title.clone();
         session.model = s.model.clone();
         session.reported_window = s.reported_window;
-        let grouping = group_messages(&session);
         History {
             session,
             counts: Counts::default(),
-            grouping,
+            grouping: std::cell::OnceCell::new(),
             total: 0,
+            stamped: None,
             shift: 0,
             own_buffer: false,
             next_record: 0,
@@ -96,6 +101,9 @@ impl History {
             }
             self.total += count.total();
             self.counts.messages.push(count);
+            if m.timestamp.is_some() {
+                self.stamped = Some(self.session.messages.len());
+            }
             self.session.push(m);
         }
         let cut = a
@@ -115,7 +123,7 @@ impl History {
                 .extend(records[from_record..upto].iter().map(|&r| r + shift));
             self.session.source.records = self.session.source.record_indices.len();
         }
-        self.grouping = group_messages(&self.session);
+        self.grouping = std::cell::OnceCell::new();
     }
 
     /// With an own buffer, copies the source bytes from the first record of message `from` (or
@@ -171,20 +179,28 @@ impl History {
 
     /// What a preset reads of this history: the analysis' window, model and counter.
     pub fn input<'a>(&'a self, a: &'a Analysis) -> PlanInput<'a> {
+        let grouping = self.grouping.get_or_init(|| group_messages(&self.session));
+        self.input_with(a, grouping)
+    }
+
+    /// What a preset's quiet trigger reads: `input` without the groups.
+    pub fn quiet_input<'a>(&'a self, a: &'a Analysis) -> PlanInput<'a> {
+        self.input_with(a, &NO_GROUPS)
+    }
+
+    fn input_with<'a>(&'a self, a: &'a Analysis, grouping: &'a Grouping) -> PlanInput<'a> {
         PlanInput {
             session: &self.session,
             counts: &self.counts,
-            grouping: &self.grouping,
+            grouping,
             counter: &a.counter,
             window: a.window,
             window_flag: (a.window_source == WindowSource::Flag).then_some(a.window),
             model: a.model.as_deref(),
             now: self
-                .session
-                .messages
-                .iter()
-                .rev()
-                .find_map(|m| m.timestamp.as_deref()),
+                .stamped
+                .and_then(|i| self.session.messages.get(i))
+                .and_then(|m| m.timestamp.as_deref()),
         }
     }
 
@@ -221,15 +237,16 @@ impl History {
         session.source.record_indices = records;
         let counts: Vec<MessageCount> = session.messages.iter().map(|m| count(a, m)).collect();
         let total = counts.iter().map(MessageCount::total).sum();
-        let grouping = group_messages(&session);
+        let stamped = session.messages.iter().rposition(|m| m.timestamp.is_some());
         // A history spliced from the file's own messages (the generic `After`) still points
         // into the file's bytes: appended messages can too, without a copy of them.
         let own_buffer = !std::sync::Arc::ptr_eq(&session.buffer, &a.session.buffer);
         History {
             session,
             counts: Counts { messages: counts },
-            grouping,
+            grouping: std::cell::OnceCell::new(),
             total,
+            stamped,
             shift: past.saturating_sub(next_source),
             own_buffer,
             next_record: next_source,
@@ -237,6 +254,13 @@ impl History {
         }
     }
 }
+
+/// The groups a quiet trigger is given: none.
+static NO_GROUPS: Grouping = Grouping {
+    groups: Vec::new(),
+    of_message: Vec::new(),
+    duplicates: Vec::new(),
+};
 
 fn count(a: &Analysis, m: &Message) -> MessageCount {
     MessageCount {

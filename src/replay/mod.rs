@@ -14,17 +14,27 @@
 //! Owns: the check points, the loop, and filling in what it records (`record`: steps,
 //! compactions with what their summarizer input held of the range, rejected attempts). Pure and
 //! headless: must not print, and must not call a model.
+//!
+//! Most checks do not fire: a check first asks the preset's quiet trigger
+//! (`Preset::quiet_trigger`), which answers from per-message numbers kept across checks
+//! (`quiet::Memo`, renewed with the history at each compaction), and the full plan runs only
+//! when that cannot say the trigger stays quiet. `replay_planning_every_check` plans at every
+//! check instead: the slow path the quick one must agree with, kept for the tests.
 
 mod evidence;
 pub mod filler;
 mod history;
 mod record;
+#[cfg(test)]
+mod tests;
 
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, CheckPoint, Done, GuardCheck, PlanError, Preset};
-use crate::compaction::{Finding, Plan, Settings, Severity};
+use crate::compaction::quiet::Memo;
+use crate::compaction::{Plan, Settings};
 use crate::session::{Part, Role, Session};
 use history::History;
+use record::{findings, record_step};
 pub use record::{Compaction, Fidelity, Rejected, Replay, Step};
 
 /// How to replay.
@@ -65,6 +75,28 @@ pub fn replay(
     sets: &[String],
     options: &Options,
 ) -> Result<Replay, PlanError> {
+    replay_with(a, preset, sets, options, true)
+}
+
+/// [`replay`] with the preset's full plan at every check, never its quiet trigger: the same
+/// replay, slower. The differential tests hold the quick path to it.
+#[doc(hidden)]
+pub fn replay_planning_every_check(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    options: &Options,
+) -> Result<Replay, PlanError> {
+    replay_with(a, preset, sets, options, false)
+}
+
+fn replay_with(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    options: &Options,
+    quick: bool,
+) -> Result<Replay, PlanError> {
     let base = Settings::resolve(preset.name(), preset.params(), sets)?;
     let window = base.window().map_or(a.window, |(w, _)| w);
     let mut run = Run {
@@ -75,6 +107,7 @@ pub fn replay(
         base: base.clone(),
         settings: (usize::MAX, base.clone()),
         history: History::new(a),
+        memo: quick.then(Memo::new),
         done: Vec::new(),
     };
     let mut out = Replay {
@@ -109,6 +142,8 @@ struct Run<'a> {
     /// Settings for the compactions made so far (count, resolved).
     settings: (usize, Settings),
     history: History,
+    /// The quiet trigger's running numbers over `history` (`None`: plan at every check).
+    memo: Option<Memo>,
     /// The compactions made so far, as the framework's carried state sees them.
     done: Vec<Done>,
 }
@@ -147,6 +182,16 @@ impl Run<'_> {
             |i| a.session.messages[i].source_index,
         );
         let settings = self.settings()?;
+        if let Some(memo) = self.memo.as_mut() {
+            let input = self.history.quiet_input(a);
+            if let Some(trigger) = self.preset.quiet_trigger(&input, &settings, memo) {
+                if !trigger.fired {
+                    let tokens = self.history.tokens() as u64;
+                    record_step(out, &trigger, message, source_index, tokens);
+                    return Ok(());
+                }
+            }
+        }
         let plan = self.plan(&self.history, &settings)?;
         if out.steps.is_empty() {
             out.measure = plan.trigger.measure;
@@ -220,6 +265,9 @@ impl Run<'_> {
             after: again.trigger.clone(),
         });
         self.history = compacted;
+        if let Some(memo) = self.memo.as_mut() {
+            *memo = Memo::new();
+        }
         Ok(())
     }
 
@@ -302,29 +350,4 @@ fn next_record(session: &Session) -> usize {
         .max();
     let last_record = session.source.record_indices.last().copied();
     last_message.max(last_record).map_or(0, |r| r + 1)
-}
-
-fn findings(before: u64, after: u64, fires_again: bool) -> Vec<Finding> {
-    let mut out = Vec::new();
-    if after >= before {
-        out.push(Finding {
-            code: "summary-grows-request",
-            severity: Severity::Error,
-            messages: Vec::new(),
-            detail: format!(
-                "the compacted history is {after} tokens, not below the {before} before it"
-            ),
-        });
-    }
-    if fires_again {
-        out.push(Finding {
-            code: "fires-again-at-once",
-            severity: Severity::Warn,
-            messages: Vec::new(),
-            detail:
-                "the trigger still fires on the compacted history: the next check compacts again"
-                    .into(),
-        });
-    }
-    out
 }

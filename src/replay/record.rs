@@ -2,10 +2,11 @@
 //! removed and what its summarizer was shown, the attempts a guard rejected, and the run's
 //! totals.
 //!
-//! Owns: these types and the totals over a run. Must not: run the replay (`replay`).
+//! Owns: these types, the totals over a run, and filling in a quiet step and a
+//! compaction's findings. Must not: run the replay (`replay`).
 
 use crate::compaction::preset::CheckPoint;
-use crate::compaction::{Finding, Settings};
+use crate::compaction::{Finding, Settings, Severity, Trigger};
 
 pub use super::evidence::Fidelity;
 
@@ -124,4 +125,52 @@ impl Replay {
             c.evidence.map(|(total, lost)| (t + total, l + lost))
         })
     }
+}
+
+/// Records a check at which the trigger stays quiet.
+pub(super) fn record_step(
+    out: &mut Replay,
+    trigger: &Trigger,
+    message: Option<usize>,
+    source_index: usize,
+    tokens: u64,
+) {
+    if out.steps.is_empty() {
+        out.measure = trigger.measure;
+        out.threshold = trigger.threshold;
+    }
+    out.steps.push(Step {
+        message,
+        source_index,
+        tokens,
+        tokens_before: tokens,
+        fired: trigger.fired,
+        value: trigger.value,
+        threshold: trigger.threshold,
+    });
+}
+
+pub(super) fn findings(before: u64, after: u64, fires_again: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if after >= before {
+        out.push(Finding {
+            code: "summary-grows-request",
+            severity: Severity::Error,
+            messages: Vec::new(),
+            detail: format!(
+                "the compacted history is {after} tokens, not below the {before} before it"
+            ),
+        });
+    }
+    if fires_again {
+        out.push(Finding {
+            code: "fires-again-at-once",
+            severity: Severity::Warn,
+            messages: Vec::new(),
+            detail:
+                "the trigger still fires on the compacted history: the next check compacts again"
+                    .into(),
+        });
+    }
+    out
 }

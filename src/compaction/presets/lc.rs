@@ -90,17 +90,20 @@ fn py_strip(s: &str) -> &str {
 /// every record `messages_from_dict` accepts (a `ChatMessage` too, which the common model keeps
 /// as an event); any other format gives its model-visible messages (events left out).
 pub fn messages(session: &Session) -> Vec<LcMessage> {
-    let native = session.format == Format::LangChain;
     session
         .messages
         .iter()
-        .filter_map(|m| {
-            if let Some(lc) = native.then(|| from_raw(session, m)).flatten() {
-                return Some(lc);
-            }
-            messages_of(m)
-        })
+        .filter_map(|m| message(session, m))
         .collect()
+}
+
+/// One message of `session` as `messages` gives it (`None`: it gives none for it).
+pub fn message(session: &Session, m: &Message) -> Option<LcMessage> {
+    let native = session.format == Format::LangChain;
+    if let Some(lc) = native.then(|| from_raw(session, m)).flatten() {
+        return Some(lc);
+    }
+    messages_of(m)
 }
 
 /// A message of a session in another format as its LangChain view (`None` for an event).

@@ -22,6 +22,7 @@ use std::collections::BTreeSet;
 
 mod after;
 mod history;
+mod quiet;
 
 use super::wire::{self, Wire};
 use crate::compaction::findings::{Finding, Severity};
@@ -29,6 +30,7 @@ use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::{Part, Session};
 use history::{carry_user_messages, measure, Carried, History};
@@ -88,34 +90,22 @@ impl Preset for Codex {
         after::compacted(input.session, plan, summary)
     }
 
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::quiet(input, settings, memo)
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let session = input.session;
-        let window = settings
-            .int("context_window")
-            .map(|w| w.max(0) as u64)
-            .or(input.window_flag)
-            .or(session.reported_window)
-            .unwrap_or(input.window);
-        let mut limit = window.saturating_mul(9) / 10;
-        if let Some(l) = settings.int("model_auto_compact_token_limit") {
-            limit = limit.min(l.max(0) as u64);
-        }
+        let (window, limit) = quiet::limit(input, settings);
         let history = History::of(session);
         let (value, estimator) = measure(input, &history);
         let fired = value >= limit && !history.items.is_empty();
-        let reason = if fired {
-            format!("{estimator} {value} ≥ limit {limit} (min(model_auto_compact_token_limit, context_window {window} × 9/10))")
-        } else {
-            format!("{estimator} {value} < limit {limit} (min(model_auto_compact_token_limit, context_window {window} × 9/10))")
-        };
-        let trigger = Trigger {
-            fired,
-            measure: "tokens",
-            value,
-            threshold: limit,
-            reason,
-            estimator: estimator.to_string(),
-        };
+        let trigger = quiet::trigger(fired, value, estimator, window, limit);
         let (split, summarizer, insertion, extra) = if fired {
             let request = Request::build(input, &history, window);
             let carried = carry_user_messages(session, &history);

@@ -23,6 +23,7 @@ use render::render_request;
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{common_findings, Insertion, Plan, PromptRole, Split, Trigger};
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::Role;
 
@@ -96,6 +97,25 @@ impl Preset for Custom {
     }
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+
+    /// The trigger over the visible messages' exact tokens and their number, both running sums.
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        let messages = &input.session.messages;
+        let [tokens, visible, ..] = memo.fold("custom", messages.len(), |acc, i| {
+            if messages[i].role != Role::Event {
+                acc[0] += input.counts.messages.get(i).map_or(0, |c| c.total()) as u64;
+                acc[1] += 1;
+            }
+        });
+        trigger(input, settings, tokens, visible)
+            .ok()
+            .filter(|t| !t.fired)
     }
 
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {

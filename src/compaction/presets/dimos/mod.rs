@@ -16,6 +16,7 @@
 
 mod digest;
 mod history;
+mod quiet;
 
 use super::lc::{self, LcKind, LcMessage};
 use crate::compaction::after::After;
@@ -24,10 +25,23 @@ use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{CheckPoint, PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::pyrepr;
 
 pub struct Dimos;
+
+const ESTIMATOR: &str = "dimos estimate_tokens: 4 per message + len(content)//4 + len(str(args))//4 + len(name)//4; images 1,500";
+
+/// The window: `context_window`, else `--window`, else dimos' own table for the model.
+fn window(input: &PlanInput, settings: &Settings) -> u64 {
+    match settings.int("context_window") {
+        Some(w) => w.max(0) as u64,
+        None => input
+            .window_flag
+            .unwrap_or_else(|| resolve_context_window(input.model.unwrap_or(""))),
+    }
+}
 
 pub const PROMPT: &str = "Summarise the following portion of an agent conversation. It is being removed to free up context, so preserve anything the agent still needs: the user's goals, decisions taken, tools run and their outcomes, and any unfinished work. Be concise and factual.";
 
@@ -91,6 +105,15 @@ impl Preset for Dimos {
         CheckPoint::UserTurn
     }
 
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::trigger(input, settings, memo)
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let trigger_ratio = settings.float("trigger_ratio").unwrap_or(0.8);
         let keep_ratio = settings.float("keep_ratio").unwrap_or(0.35);
@@ -102,12 +125,7 @@ impl Preset for Dimos {
                 ),
             });
         }
-        let window = match settings.int("context_window") {
-            Some(w) => w.max(0) as u64,
-            None => input
-                .window_flag
-                .unwrap_or_else(|| resolve_context_window(input.model.unwrap_or(""))),
-        };
+        let window = window(input, settings);
         let history = lc::messages(input.session);
         let costs: Vec<u64> = history.iter().map(estimate_tokens).collect();
         let tokens: u64 = costs.iter().sum();
@@ -151,7 +169,7 @@ impl Preset for Dimos {
             (Vec::new(), 0)
         };
         let reason = if !over {
-            format!("estimate {tokens} ≤ {:.0} (context_window {window} × trigger_ratio {trigger_ratio})", threshold)
+            quiet::reason(tokens, threshold, window, trigger_ratio)
         } else if !fired {
             format!("estimate {tokens} > {threshold:.0}, but every message fits the keep budget: nothing to drop")
         } else {
@@ -163,7 +181,7 @@ impl Preset for Dimos {
             value: tokens,
             threshold: threshold as u64,
             reason,
-            estimator: "dimos estimate_tokens: 4 per message + len(content)//4 + len(str(args))//4 + len(name)//4; images 1,500".into(),
+            estimator: ESTIMATOR.into(),
         };
         let mut findings = common_findings(input.session, &split, &trigger, input.real_tokens());
         if fired {

@@ -38,6 +38,7 @@ use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{Done, PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::Format;
 
@@ -77,6 +78,9 @@ pub struct Config {
     pub aux_fit: bool,
     pub max_input_chars: Option<usize>,
 }
+
+const ESTIMATOR: &str =
+    "Hermes estimate_messages_tokens_rough: (Σ len(str(message dict)) + 3)//4, +1500 per image";
 
 fn config(input: &PlanInput, s: &Settings) -> Result<Config, PlanError> {
     let int = |name: &str| s.int(name).map(|v| v.max(0) as u64);
@@ -190,6 +194,35 @@ impl Preset for Hermes {
             .flatten()
     }
 
+    /// The rough estimate kept as running sums of each message's characters and images.
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        let cfg = config(input, settings).ok()?;
+        let session = input.session;
+        let [chars, images, ..] = memo.fold("hermes", session.messages.len(), |acc, i| {
+            if let Some(m) = msgs::message(session, &session.messages[i]) {
+                let (c, n) = msgs::rough_size(&m);
+                acc[0] += c as u64;
+                acc[1] += n as u64;
+            }
+        });
+        let measure = msgs::rough_tokens(chars as usize, images as usize);
+        let over = measure >= cfg.budgets.threshold_tokens;
+        let blocked = over && cfg.ineffective >= 2;
+        (!over || blocked).then(|| Trigger {
+            fired: false,
+            measure: "tokens",
+            value: measure,
+            threshold: cfg.budgets.threshold_tokens,
+            reason: quiet_reason(&cfg, measure, blocked),
+            estimator: ESTIMATOR.into(),
+        })
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let cfg = config(input, settings)?;
         let history = msgs::messages(input.session);
@@ -208,7 +241,7 @@ impl Preset for Hermes {
             value: measure,
             threshold: cfg.budgets.threshold_tokens,
             reason: trigger_reason(&cfg, measure, (fired, blocked), &outcome),
-            estimator: "Hermes estimate_messages_tokens_rough: (Σ len(str(message dict)) + 3)//4, +1500 per image".into(),
+            estimator: ESTIMATOR.into(),
         };
         let split = outcome.split(&history);
         let mut all = common_findings(input.session, &split, &trigger, input.real_tokens());
@@ -303,22 +336,35 @@ fn trigger_reason(
     (fired, blocked): (bool, bool),
     outcome: &assemble::Outcome,
 ) -> String {
+    if blocked || !fired {
+        return quiet_reason(cfg, measure, blocked);
+    }
+    let rule = rule(cfg);
+    if outcome.prompt.is_some() {
+        format!("estimate {measure} ≥ {rule}")
+    } else {
+        format!("estimate {measure} ≥ {rule}, but {}", outcome.note)
+    }
+}
+
+fn rule(cfg: &Config) -> String {
     let b = &cfg.budgets;
-    let rule = format!(
+    format!(
         "threshold_tokens {} (context_length {} × threshold_percent {})",
         b.threshold_tokens, b.context_length, b.threshold_percent
-    );
+    )
+}
+
+/// Why the trigger does not fire: below the threshold, or blocked by the anti-thrashing guard.
+fn quiet_reason(cfg: &Config, measure: u64, blocked: bool) -> String {
+    let rule = rule(cfg);
     if blocked {
         return format!(
             "estimate {measure} ≥ {rule}, but automatic compression is blocked: {} compactions in a row left the history at or over the threshold (anti-thrashing; /compress still runs)",
             cfg.ineffective
         );
     }
-    match (fired, outcome.prompt.is_some()) {
-        (false, _) => format!("estimate {measure} < {rule}"),
-        (true, true) => format!("estimate {measure} ≥ {rule}"),
-        (true, false) => format!("estimate {measure} ≥ {rule}, but {}", outcome.note),
-    }
+    format!("estimate {measure} < {rule}")
 }
 
 /// Positions in `history` → session message indices.

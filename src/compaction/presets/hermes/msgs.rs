@@ -42,17 +42,22 @@ pub fn messages(session: &Session) -> Vec<HMsg> {
     session
         .messages
         .iter()
-        .filter(|m| m.role != Role::Event)
-        .map(|m| {
-            let native = (session.format == Format::OpenAiChat)
-                .then(|| from_raw(session, m))
-                .flatten();
-            HMsg {
-                index: m.index,
-                v: native.unwrap_or_else(|| from_model(m)),
-            }
-        })
+        .filter_map(|m| message(session, m))
         .collect()
+}
+
+/// One message of `session` as `messages` gives it (`None` for an event).
+pub fn message(session: &Session, m: &Message) -> Option<HMsg> {
+    if m.role == Role::Event {
+        return None;
+    }
+    let native = (session.format == Format::OpenAiChat)
+        .then(|| from_raw(session, m))
+        .flatten();
+    Some(HMsg {
+        index: m.index,
+        v: native.unwrap_or_else(|| from_model(m)),
+    })
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<Map<String, Value>> {
@@ -136,35 +141,46 @@ pub fn is_image_part(p: &Value) -> bool {
 
 /// `estimate_messages_tokens_rough`: `(Σ len(str(shadow)) + 3)//4 + 1500·images`.
 pub fn estimate_messages(msgs: &[HMsg]) -> u64 {
-    let mut chars = 0usize;
-    let mut images = 0usize;
-    for m in msgs {
-        let mut shadow = Map::new();
-        for (k, v) in &m.v {
-            if k == "_anthropic_content_blocks" {
-                continue;
-            }
-            let value = match (k.as_str(), v) {
-                ("content", Value::Array(parts)) => Value::Array(
-                    parts
-                        .iter()
-                        .map(|p| {
-                            if is_image_part(p) {
-                                images += 1;
-                                json!({"type": p.get("type").cloned().unwrap_or(Value::Null), "image": "[stripped]"})
-                            } else {
-                                p.clone()
-                            }
-                        })
-                        .collect(),
-                ),
-                _ => v.clone(),
-            };
-            shadow.insert(k.clone(), value);
-        }
-        chars += py::len(&pyrepr::repr(&Value::Object(shadow)));
-    }
+    let (chars, images) = msgs
+        .iter()
+        .map(rough_size)
+        .fold((0, 0), |(c, n), (mc, mn)| (c + mc, n + mn));
+    rough_tokens(chars, images)
+}
+
+/// `estimate_messages_tokens_rough` of a history whose messages measure `chars` characters
+/// and hold `images` images in all (`rough_size`).
+pub fn rough_tokens(chars: usize, images: usize) -> u64 {
     (chars.div_ceil(4) + images * 1500) as u64
+}
+
+/// One message's share of `estimate_messages_tokens_rough`: `len(str(shadow))` and its images.
+pub fn rough_size(m: &HMsg) -> (usize, usize) {
+    let mut images = 0usize;
+    let mut shadow = Map::new();
+    for (k, v) in &m.v {
+        if k == "_anthropic_content_blocks" {
+            continue;
+        }
+        let value = match (k.as_str(), v) {
+            ("content", Value::Array(parts)) => Value::Array(
+                parts
+                    .iter()
+                    .map(|p| {
+                        if is_image_part(p) {
+                            images += 1;
+                            json!({"type": p.get("type").cloned().unwrap_or(Value::Null), "image": "[stripped]"})
+                        } else {
+                            p.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+            _ => v.clone(),
+        };
+        shadow.insert(k.clone(), value);
+    }
+    (py::len(&pyrepr::repr(&Value::Object(shadow))), images)
 }
 
 const REPLAY_BUDGET_KEYS: &[&str] = &[

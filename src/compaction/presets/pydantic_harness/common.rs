@@ -58,6 +58,12 @@ pub fn records(session: &Session) -> Vec<Rec> {
     out
 }
 
+/// The parts `records` gives message `m`, but for tool names of results (which the text
+/// segments and the record boundaries do not read).
+pub fn parts_of(m: &Message) -> Vec<P> {
+    model_parts(m, m.raw.is_none(), &mut BTreeMap::new())
+}
+
 fn model_parts(m: &Message, carried: bool, names: &mut BTreeMap<String, String>) -> Vec<P> {
     m.parts
         .iter()

@@ -23,6 +23,22 @@ impl Estimator<'_> {
         }
     }
 
+    /// What `count` adds up before it divides: tokens with a tokenizer, else characters.
+    pub fn raw(&self, segments: &[&str]) -> usize {
+        match self.tokenizer {
+            Some(c) => segments.iter().map(|s| c.count(s)).sum(),
+            None => segments.iter().map(|s| s.chars().count()).sum::<usize>(),
+        }
+    }
+
+    /// `count` of segments whose `raw` measures add up to `raw`.
+    pub fn of_raw(&self, raw: usize) -> usize {
+        match self.tokenizer {
+            Some(_) => raw,
+            None => raw / CHARS_PER_TOKEN,
+        }
+    }
+
     /// `estimate_token_count`: every message's text plus the latest instructions once.
     pub fn token_count(&self, recs: &[&Rec]) -> usize {
         let mut segs: Vec<&str> = recs.iter().flat_map(|r| segments(r)).collect();

@@ -13,6 +13,7 @@ mod compacted;
 mod estimate;
 mod history;
 mod params;
+mod quiet;
 mod report;
 mod result;
 mod sliding;
@@ -27,6 +28,7 @@ use summarizing::{Fate, Outcome};
 use crate::compaction::after::After;
 use crate::compaction::plan::{Insertion, Plan, PromptMessage, PromptRole, Split, Trigger};
 use crate::compaction::preset::{GuardCheck, PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{ParamSpec, Settings};
 
 /// How providers are sent a `CompactionPart` summary (`_conversation_summary_text`), up to it.
@@ -58,6 +60,14 @@ impl Preset for Summarizing {
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Summarizing)
     }
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::quiet(self, input, settings, memo)
+    }
 }
 
 impl Preset for Sliding {
@@ -75,6 +85,14 @@ impl Preset for Sliding {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         plan(self, input, settings, Strategy::Sliding)
+    }
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::quiet(self, input, settings, memo)
     }
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         result::compacted(self, input, plan, summary, Strategy::Sliding)

@@ -21,6 +21,8 @@
 
 use std::collections::BTreeSet;
 
+mod quiet;
+
 use super::wire::{self, Wire};
 use crate::compaction::after::{self, After};
 use crate::compaction::apply;
@@ -29,6 +31,7 @@ use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::{Format, Role, Session};
 
@@ -116,6 +119,16 @@ impl Preset for ClaudeCode {
         }
         after::generic(session, plan, summary)
     }
+    /// The measure kept as a running fold (`quiet`).
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::quiet(input, settings, memo)
+    }
+
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         let session = input.session;
         let (window, base, lowered) = thresholds(input, settings);
@@ -126,19 +139,14 @@ impl Preset for ClaudeCode {
             .collect();
         let (value, estimator) = measure(session, &live);
         let fired = value >= threshold && !live.is_empty();
-        let reason = format!(
-            "{estimator} {value} {} threshold {threshold} (context_window {window} − min(max_output_tokens, 20,000) − 13,000{})",
-            if fired { "≥" } else { "<" },
-            if lowered.is_some() { ", lowered by autocompact_pct_override" } else { "" }
-        );
-        let trigger = Trigger {
+        let trigger = quiet::trigger(
             fired,
-            measure: "tokens",
             value,
+            estimator,
+            window,
             threshold,
-            reason,
-            estimator: estimator.to_string(),
-        };
+            lowered.is_some(),
+        );
         let split = make_split(session, &live, fired);
         let summarizer = if fired {
             request(session, &live)
@@ -180,7 +188,7 @@ impl Preset for ClaudeCode {
 }
 
 /// The window, the default threshold, and the lower one `autocompact_pct_override` sets.
-fn thresholds(input: &PlanInput, settings: &Settings) -> (i64, i64, Option<i64>) {
+pub(super) fn thresholds(input: &PlanInput, settings: &Settings) -> (i64, i64, Option<i64>) {
     let window = if settings.is_set("context_window") {
         settings.int("context_window").unwrap_or(200_000)
     } else {
@@ -210,7 +218,7 @@ fn live_start(session: &Session) -> usize {
 }
 
 /// Characters of a message as sent (its rendered content).
-fn chars_of(session: &Session, i: usize) -> usize {
+pub(super) fn chars_of(session: &Session, i: usize) -> usize {
     session
         .messages
         .get(i)
@@ -237,15 +245,12 @@ fn measure(session: &Session, live: &[usize]) -> (u64, &'static str) {
             let after: usize = live[at + 1..].iter().map(|&i| chars_of(session, i)).sum();
             (
                 reported + (after as f64 / 4.0).round() as u64,
-                "last API usage + chars/4 after it",
+                quiet::USAGE_ESTIMATOR,
             )
         }
         None => {
             let all: usize = live.iter().map(|&i| chars_of(session, i)).sum();
-            (
-                (all as f64 / 4.0).round() as u64,
-                "chars/4 (no reported usage)",
-            )
+            ((all as f64 / 4.0).round() as u64, quiet::CHARS_ESTIMATOR)
         }
     }
 }

@@ -1,0 +1,76 @@
+//! The quiet triggers against the full plans, step by step: wherever a preset says cheaply
+//! that its trigger does not fire, its plan of the same history reports that same trigger —
+//! value, threshold, measure, reason and estimator.
+
+use super::check_points;
+use super::history::History;
+use crate::analysis::{Analysis, Options};
+use crate::compaction::preset::{self, Preset};
+use crate::compaction::quiet::Memo;
+use crate::compaction::Settings;
+use crate::tokens::Registry;
+
+fn demo() -> Analysis {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/samples/claude-code-demo.jsonl");
+    let session = crate::formats::load_path(&path, None).unwrap();
+    Analysis::new(session, &Registry::bundled(), &Options::default())
+}
+
+/// How many checks the quiet trigger answered, each checked against the plan.
+fn quiet_answers(a: &Analysis, p: &dyn Preset, sets: &[&str]) -> usize {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let settings = Settings::resolve(p.name(), p.params(), &sets).unwrap();
+    let mut history = History::new(a);
+    let mut memo = Memo::new();
+    let mut fed = 0;
+    let mut answered = 0;
+    for upto in check_points(&a.session, p.checks_at()) {
+        history.append(a, fed, upto);
+        fed = upto;
+        let quiet = p.quiet_trigger(&history.quiet_input(a), &settings, &mut memo);
+        let plan = p.plan(&history.input(a), &settings).unwrap();
+        if let Some(t) = quiet {
+            assert!(!t.fired, "{} at {upto}", p.name());
+            assert_eq!(t, plan.trigger, "{} {sets:?} at {upto}", p.name());
+            answered += 1;
+        }
+    }
+    answered
+}
+
+#[test]
+fn every_quiet_trigger_is_the_plan_s_trigger() {
+    let a = demo();
+    let cases: &[(&str, &[&str])] = &[
+        ("custom", &["trigger_tokens=6500"]),
+        ("custom", &["trigger_messages=30"]),
+        ("custom", &["trigger_ratio=0.8", "context_window=12000"]),
+        ("dimos", &["context_window=10000"]),
+        ("claude-code", &["context_window=40000"]),
+        ("claude-code", &["autocompact_pct_override=3"]),
+        ("codex", &["model_auto_compact_token_limit=9000"]),
+        ("hermes", &["config_context_length=30000"]),
+        (
+            "hermes",
+            &[
+                "config_context_length=16000",
+                "ineffective_compression_count=2",
+            ],
+        ),
+        ("pydantic-ai-harness", &["max_messages=40"]),
+        ("pydantic-ai-harness", &["max_tokens=9000", "tokenizer=len"]),
+        (
+            "pydantic-ai-harness-sliding",
+            &["max_fraction=0.05", "max_messages=60"],
+        ),
+    ];
+    for (name, sets) in cases {
+        let p = preset::find(name).unwrap();
+        let answered = quiet_answers(&a, p, sets);
+        assert!(
+            answered > 0,
+            "{name} {sets:?}: the quiet trigger never answered"
+        );
+    }
+}
