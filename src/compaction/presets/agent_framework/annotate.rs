@@ -180,10 +180,15 @@ fn first_gap(msgs: &[AfMsg]) -> Option<usize> {
 }
 
 /// `annotate_message_groups(messages, from_index=..., force_reannotate=...)` (no tokenizer:
-/// no caller in the emulated paths passes one).
-pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: Version) {
+/// no caller in the emulated paths passes one); returns where it re-annotated from, if it did.
+pub fn annotate_groups(
+    msgs: &mut [AfMsg],
+    from: Option<usize>,
+    force: bool,
+    v: Version,
+) -> Option<usize> {
     if msgs.is_empty() {
-        return;
+        return None;
     }
     let start = if force {
         0
@@ -192,7 +197,7 @@ pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: 
     } else {
         match first_gap(msgs) {
             Some(i) => i,
-            None => return,
+            None => return None,
         }
     };
     let start = reannotation_start(msgs, start);
@@ -232,6 +237,7 @@ pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: 
             }
         }
     }
+    Some(start)
 }
 
 /// `annotate_token_counts(messages, tokenizer=CharacterEstimatorTokenizer())`.
