@@ -5,8 +5,9 @@
 //! `at` re-annotates from `s` (the start of the group before `at`, widened back to a pending
 //! declaration). That scan gives the grouping already there, so the step only renumbers group
 //! indices, when:
-//! - `s >= base`, and `s` is no later than the start of the batch's first step (so one
-//!   re-annotation from the first covers every later one, numbering included);
+//! - `s >= base`, and `s` is no earlier than the start of the batch's first step (so one
+//!   re-annotation from the first covers every later one, numbering included; with the
+//!   groups' starts in order this always holds, and is checked all the same);
 //! - no group has messages both before and after `s` (the scan would split it: ids come from
 //!   the slice, and a result whose declaration is outside the slice links to nothing);
 //! - no result at or after `s` has two or more pending declarations of which exactly one is at

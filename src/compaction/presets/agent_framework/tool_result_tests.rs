@@ -126,7 +126,11 @@ fn history(rng: &mut Rng, len: usize, o: Odds) -> Vec<AfMsg> {
         let id = if rng.one_in(o.no_msg_id) {
             None
         } else if i > 0 && rng.one_in(o.repeat_msg_id) {
-            Some(format!("m{}", rng.next(i as u64)))
+            let earlier = rng.next(i as u64);
+            Some(match rng.next(3) {
+                0 => format!("tool_summary_group_m{earlier}"),
+                _ => format!("m{earlier}"),
+            })
         } else {
             Some(format!("m{i}"))
         };
@@ -254,7 +258,28 @@ fn batched_collapse_leaves_the_framework_list_on_orderly_histories() {
     let (collapsed, steps) = compare(0x2545_f491_4f6c_dd1d, 1000, |_| orderly);
     assert!(collapsed > 3_000, "too few groups collapsed: {collapsed}");
     assert!(
-        steps * 5 < collapsed,
+        steps * 2 < collapsed,
         "too few steps batched: {steps} of {collapsed}"
     );
+}
+
+#[test]
+fn a_history_whose_results_follow_their_calls_takes_one_framework_step() {
+    let mut msgs = Vec::new();
+    for i in 0..50 {
+        let call = json!({"type": "function_call", "call_id": format!("c{i}"), "name": "ls"});
+        let result = json!({"type": "function_result", "call_id": format!("c{i}"), "result": "ok"});
+        msgs.push(msg(
+            "user",
+            Some(format!("u{i}")),
+            vec![json!({"type": "text", "text": "go"})],
+        ));
+        msgs.push(msg("assistant", Some(format!("a{i}")), vec![call]));
+        msgs.push(msg("tool", Some(format!("t{i}")), vec![result]));
+    }
+    let mut framework = run_of(msgs.clone(), Version::V1_23, 0);
+    let mut ours = run_of(msgs, Version::V1_23, 0);
+    assert!(by_step(&mut framework, 1));
+    assert_eq!(collapse_groups(&mut ours, 1), (true, 1));
+    assert_eq!(dicts(&ours), dicts(&framework));
 }
