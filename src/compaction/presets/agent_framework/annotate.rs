@@ -195,10 +195,7 @@ pub fn annotate_groups(
     } else if let Some(f) = from {
         f.min(msgs.len() - 1)
     } else {
-        match first_gap(msgs) {
-            Some(i) => i,
-            None => return None,
-        }
+        first_gap(msgs)?
     };
     let start = reannotation_start(msgs, start);
     let start = tool_pair_reannotation_start(msgs, start, v);

@@ -51,9 +51,10 @@ impl Batch {
         let msgs = &run.msgs;
         let n = msgs.len();
         let (run_start, crossing) = runs(msgs);
+        // A declaration list only grows at its end and is emptied whole: it is ascending.
         let mut pull = vec![usize::MAX; n + 1];
         walk_pairs(msgs, run.v, |mi, cands| {
-            if let Some(&c) = cands.iter().min() {
+            if let Some(&c) = cands.first() {
                 pull[mi] = pull[mi].min(c);
             }
         });
@@ -62,12 +63,9 @@ impl Batch {
         }
         let mut unsettled = vec![0i64; n + 2];
         walk_pairs(&msgs[base.min(n)..], run.v, |_, cands| {
-            if cands.len() >= 2 {
-                let mut top: Vec<usize> = cands.iter().map(|&c| c + base).collect();
-                top.sort_unstable();
-                let (second, last) = (top[top.len() - 2], top[top.len() - 1]);
-                unsettled[second + 1] += 1;
-                unsettled[last + 1] -= 1;
+            if let [.., second, last] = cands {
+                unsettled[base + second + 1] += 1;
+                unsettled[base + last + 1] -= 1;
             }
         });
         Batch {

@@ -100,10 +100,10 @@ fn calls(rng: &mut Rng, o: Odds, n: &mut usize, pending: &mut Vec<(String, Strin
 
 fn results(rng: &mut Rng, o: Odds, i: usize, pending: &mut Vec<(String, String)>) -> Vec<Value> {
     (0..1 + rng.next(2))
-        .filter_map(|_| {
+        .map(|_| {
             if pending.is_empty() || rng.one_in(o.orphan) {
                 let cid = format!("orphan{}", rng.next(4));
-                return Some(json!({"type": "function_result", "call_id": cid, "result": "lost"}));
+                return json!({"type": "function_result", "call_id": cid, "result": "lost"});
             }
             let k = if rng.one_in(o.late) {
                 rng.next(pending.len() as u64) as usize
@@ -112,7 +112,7 @@ fn results(rng: &mut Rng, o: Odds, i: usize, pending: &mut Vec<(String, String)>
             };
             let (cid, kind) = pending.remove(k);
             let out = result_text(rng, i);
-            Some(json!({"type": kind, "call_id": cid, "result": out, "output": out}))
+            json!({"type": kind, "call_id": cid, "result": out, "output": out})
         })
         .collect()
 }
