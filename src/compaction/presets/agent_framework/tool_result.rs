@@ -45,7 +45,9 @@ pub(super) fn collapse_groups(run: &mut Run, keep: i64) -> (bool, usize) {
         let start = step(run, id, &mut changed);
         steps += 1;
         next += 1;
-        let Some(start) = start else { continue };
+        let Some(start) = start.filter(|_| next < todo.len()) else {
+            continue;
+        };
         let mut batch = Batch::new(run, start);
         while let Some(id) = todo.get(next) {
             let Some((at, members)) = batch.admit(id) else {
