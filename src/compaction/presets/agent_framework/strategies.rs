@@ -1,7 +1,7 @@
 //! The LLM-free strategies, ported call for call: `TruncationStrategy`,
 //! `SlidingWindowStrategy`, `SelectiveToolCallCompactionStrategy`,
-//! `ToolResultCompactionStrategy` (older tool-call groups replaced by a `[Tool results: …]`
-//! assistant message, capped at 4,096 characters), `TokenBudgetComposedStrategy` (strategies in
+//! `ToolResultCompactionStrategy` (in `tool_result`, which owns its order of steps),
+//! `TokenBudgetComposedStrategy` (strategies in
 //! order, then the oldest-group fallback, then the strict one) and
 //! `ContextWindowCompactionStrategy` (tool-result eviction above 50 %, truncation above 80 %).
 
