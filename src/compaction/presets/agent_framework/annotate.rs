@@ -180,20 +180,22 @@ fn first_gap(msgs: &[AfMsg]) -> Option<usize> {
 }
 
 /// `annotate_message_groups(messages, from_index=..., force_reannotate=...)` (no tokenizer:
-/// no caller in the emulated paths passes one).
-pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: Version) {
+/// no caller in the emulated paths passes one); returns where it re-annotated from, if it did.
+pub fn annotate_groups(
+    msgs: &mut [AfMsg],
+    from: Option<usize>,
+    force: bool,
+    v: Version,
+) -> Option<usize> {
     if msgs.is_empty() {
-        return;
+        return None;
     }
     let start = if force {
         0
     } else if let Some(f) = from {
         f.min(msgs.len() - 1)
     } else {
-        match first_gap(msgs) {
-            Some(i) => i,
-            None => return,
-        }
+        first_gap(msgs)?
     };
     let start = reannotation_start(msgs, start);
     let start = tool_pair_reannotation_start(msgs, start, v);
@@ -232,6 +234,7 @@ pub fn annotate_groups(msgs: &mut [AfMsg], from: Option<usize>, force: bool, v: 
             }
         }
     }
+    Some(start)
 }
 
 /// `annotate_token_counts(messages, tokenizer=CharacterEstimatorTokenizer())`.

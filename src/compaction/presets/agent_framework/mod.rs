@@ -13,6 +13,7 @@
 //! matters to token counts taken after a summarization.
 
 mod annotate;
+mod batch;
 mod estimate;
 mod findings;
 mod groups;
@@ -26,6 +27,9 @@ mod render;
 mod run;
 mod strategies;
 mod summarize;
+mod tool_result;
+#[cfg(test)]
+mod tool_result_tests;
 
 use crate::compaction::after::After;
 use crate::compaction::plan::Plan;
