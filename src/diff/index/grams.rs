@@ -49,8 +49,8 @@ pub fn bucket_bits(kept: usize) -> u32 {
 }
 
 /// Calls `each(window, offset)` with the offset of the gram each window of `s` selects, in
-/// window order; nothing when `s` holds no whole window.
-fn each_window(s: &[u8], mut each: impl FnMut(usize, usize)) {
+/// window order, until it returns `false`; nothing when `s` holds no whole window.
+pub fn each_window(s: &[u8], mut each: impl FnMut(usize, usize) -> bool) {
     if s.len() < ANCHORED {
         return;
     }
@@ -68,17 +68,12 @@ fn each_window(s: &[u8], mut each: impl FnMut(usize, usize)) {
                 deque.pop_front();
             }
             if let Some(&(_, j)) = deque.front() {
-                each(start, j);
+                if !each(start, j) {
+                    return;
+                }
             }
         }
     }
-}
-
-/// For each window of `s`, the offset of the gram it selects.
-pub fn window_picks(s: &[u8]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(s.len().saturating_sub(ANCHORED - 1));
-    each_window(s, |_, j| out.push(j));
-    out
 }
 
 /// The distinct positions the windows of `text` select, ascending.
@@ -88,6 +83,7 @@ pub fn minimizers(text: &[u8]) -> Vec<u32> {
         if kept.last() != Some(&(j as u32)) {
             kept.push(j as u32);
         }
+        true
     });
     kept
 }

@@ -19,7 +19,7 @@ mod batch;
 mod grams;
 
 pub use grams::ANCHORED;
-use grams::{bucket_bits, bucket_of, bucketed, minimizers, rank, read_gram, window_picks};
+use grams::{bucket_bits, bucket_of, bucketed, each_window, minimizers, rank, read_gram};
 
 /// Bytes of a text the index covers: positions are `u32`.
 const MAX_TEXT: usize = u32::MAX as usize - 1;
@@ -96,10 +96,9 @@ impl TextIndex {
         if b.len() < ANCHORED {
             return Err(b.len());
         }
-        let picks = window_picks(b);
         // The first window whose gram the text keeps at few positions: every occurrence of a
         // prefix that holds the window is one of those positions.
-        let Some((window, at)) = self.first_rare(b, &picks) else {
+        let Some((window, at)) = self.first_rare(b) else {
             return Err(b.len());
         };
         let reach = window + ANCHORED;
@@ -135,25 +134,25 @@ impl TextIndex {
         batch::longest_prefixes(self.text.as_bytes(), strings)
     }
 
-    /// The first of the first `LOOKUPS` distinct grams the windows `picks` of `s` select whose
-    /// bucket holds at most `FEW` positions: the window that selects it first, and its offset.
-    fn first_rare(&self, s: &[u8], picks: &[usize]) -> Option<(usize, usize)> {
+    /// The first of the first `LOOKUPS` distinct grams the windows of `s` select whose bucket
+    /// holds at most `FEW` positions: the window that selects it first, and its offset.
+    fn first_rare(&self, s: &[u8]) -> Option<(usize, usize)> {
         let mut last = usize::MAX;
         let mut looked = 0;
-        for (window, &at) in picks.iter().enumerate() {
+        let mut found = None;
+        each_window(s, |window, at| {
             if at == last {
-                continue;
+                return true;
             }
             last = at;
             if self.candidates(s, at).len() <= FEW {
-                return Some((window, at));
+                found = Some((window, at));
+                return false;
             }
             looked += 1;
-            if looked == LOOKUPS {
-                break;
-            }
-        }
-        None
+            looked < LOOKUPS
+        });
+        found
     }
 
     /// The kept positions in the bucket of the gram at offset `at` of `s` (its positions,
