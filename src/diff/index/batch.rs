@@ -11,14 +11,16 @@
 const CHUNK: usize = 8 << 20;
 const ROOT: u32 = 0;
 
-/// For each of `strings`, the bytes of its longest prefix that occurs in `text`.
-pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> Vec<usize> {
+/// For each of `strings`, the bytes of its longest prefix that occurs in `text`; and the bytes
+/// read doing it (the text once per automaton, the strings).
+pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
     // Each distinct string once, in byte order: the trie is built in one walk.
     let mut order: Vec<usize> = (0..strings.len()).collect();
     order.sort_unstable_by(|&a, &b| strings[a].cmp(strings[b]));
     order.dedup_by(|a, b| strings[*a] == strings[*b]);
     let distinct: Vec<&[u8]> = order.iter().map(|&i| strings[i]).collect();
     let mut found: Vec<usize> = Vec::with_capacity(distinct.len());
+    let mut read: usize = strings.iter().map(|s| s.len()).sum();
     let mut from = 0;
     while from < distinct.len() {
         let mut to = from;
@@ -28,15 +30,17 @@ pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> Vec<usize> {
             to += 1;
         }
         found.extend(Automaton::new(&distinct[from..to]).answers(text, &distinct[from..to]));
+        read += text.len();
         from = to;
     }
-    strings
+    let answers = strings
         .iter()
         .map(|s| {
             let i = distinct.partition_point(|d| d < s);
             found.get(i).copied().unwrap_or(0)
         })
-        .collect()
+        .collect();
+    (answers, read)
 }
 
 /// A trie of sorted distinct strings with failure links; each state's edges are a sorted run
@@ -215,14 +219,14 @@ mod tests {
     fn finds_prefixes_that_end_inside_other_matches() {
         let text = b"xxabcdexx";
         let strings: [&[u8]; 4] = [b"abcdef", b"bcd", b"cdx", b"zz"];
-        assert_eq!(longest_prefixes(text, &strings), vec![5, 3, 2, 0]);
+        assert_eq!(longest_prefixes(text, &strings).0, vec![5, 3, 2, 0]);
     }
 
     proptest! {
         #[test]
         fn agrees_with_a_naive_search(text in "[abc]{0,80}", strings in proptest::collection::vec("[abcd]{0,12}", 0..12)) {
             let strings: Vec<&[u8]> = strings.iter().map(|s| s.as_bytes()).collect();
-            let got = longest_prefixes(text.as_bytes(), &strings);
+            let (got, _) = longest_prefixes(text.as_bytes(), &strings);
             for (s, g) in strings.iter().zip(got) {
                 prop_assert_eq!(g, naive(text.as_bytes(), s), "{:?}", String::from_utf8_lossy(s));
             }

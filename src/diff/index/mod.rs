@@ -17,6 +17,8 @@
 
 mod batch;
 mod grams;
+#[cfg(test)]
+mod linear_tests;
 
 pub use grams::ANCHORED;
 use grams::{bucket_bits, bucket_of, bucketed, each_window, minimizers, rank, read_gram};
@@ -39,6 +41,9 @@ pub struct TextIndex {
     /// `positions[starts[b]..starts[b + 1]]` is bucket `b`.
     starts: Vec<u32>,
     bits: u32,
+    /// Steps taken answering so far: candidate positions compared, buckets looked up, bytes
+    /// read by passes (see `work`).
+    work: std::cell::Cell<u64>,
 }
 
 impl TextIndex {
@@ -62,12 +67,24 @@ impl TextIndex {
             positions,
             starts,
             bits,
+            work: std::cell::Cell::new(0),
         }
     }
 
     /// Characters of the whole text.
     pub fn chars(&self) -> usize {
         self.chars
+    }
+
+    /// Steps the answers so far took, in units that each cost about the same: a bucket looked
+    /// up, a candidate position compared, a byte read by a pass (of the text or a string). What
+    /// the tests hold to a linear bound, without timing anything.
+    pub fn work(&self) -> u64 {
+        self.work.get()
+    }
+
+    fn spend(&self, steps: usize) {
+        self.work.set(self.work.get() + steps as u64);
     }
 
     /// Whether `s` occurs in the text (the empty string always does).
@@ -104,8 +121,9 @@ impl TextIndex {
         let reach = window + ANCHORED;
         let text = self.text.as_bytes();
         let gram = read_gram(b, at);
-        let longest = self
-            .candidates(b, at)
+        let candidates = self.candidates(b, at);
+        self.spend(candidates.len() + b.len());
+        let longest = candidates
             .iter()
             .map(|&p| p as usize)
             .filter(|&p| p >= at && read_gram(text, p) == gram)
@@ -131,7 +149,9 @@ impl TextIndex {
 
     /// `longest_prefixes` of byte strings.
     pub fn longest_prefixes_of(&self, strings: &[&[u8]]) -> Vec<usize> {
-        batch::longest_prefixes(self.text.as_bytes(), strings)
+        let (found, read) = batch::longest_prefixes(self.text.as_bytes(), strings);
+        self.spend(read);
+        found
     }
 
     /// The first of the first `LOOKUPS` distinct grams the windows of `s` select whose bucket
@@ -145,6 +165,7 @@ impl TextIndex {
                 return true;
             }
             last = at;
+            self.spend(1);
             if self.candidates(s, at).len() <= FEW {
                 found = Some((window, at));
                 return false;
