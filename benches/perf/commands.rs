@@ -82,10 +82,32 @@ pub fn table(path: &Path, timeout: Duration) {
     );
     row("report --json", "", &report, base, 1.0, file_kb);
     for preset in presets() {
+        let sets = settings(&preset);
+        let label = if sets.is_empty() {
+            preset.clone()
+        } else {
+            format!("{preset} `{}`", sets.join(" "))
+        };
         for (command, budget) in [("plan", 2.0), ("diff", 2.0), ("replay", 5.0)] {
-            let r = run(&[command, file, "--preset", &preset], timeout);
-            row(command, &preset, &r, base, budget, file_kb);
+            let mut args = vec![command, file, "--preset", preset.as_str()];
+            for s in &sets {
+                args.extend(["--set", s]);
+            }
+            let r = run(&args, timeout);
+            row(command, &label, &r, base, budget, file_kb);
         }
+    }
+}
+
+/// The settings a preset refuses to run without, at values a long session would use: a
+/// preset not listed here that gains a required setting shows as refused.
+fn settings(preset: &str) -> Vec<&'static str> {
+    match preset {
+        "agent-framework-sliding" => vec!["keep_last_groups=20"],
+        "agent-framework-truncation" => vec!["max_n=200", "compact_to=100"],
+        "agent-framework-context-window" => vec!["max_output_tokens=4096"],
+        "pydantic-ai-harness" | "pydantic-ai-harness-sliding" => vec!["max_tokens=150000"],
+        _ => Vec::new(),
     }
 }
 
