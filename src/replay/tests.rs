@@ -58,6 +58,9 @@ fn every_quiet_trigger_is_the_plan_s_trigger() {
                 "ineffective_compression_count=2",
             ],
         ),
+        ("openhands", &[]),
+        ("openhands", &["max_size=12"]),
+        ("openhands-fixed", &["max_size=30", "max_tokens=4000"]),
         ("pydantic-ai-harness", &["max_messages=40"]),
         ("pydantic-ai-harness", &["max_tokens=9000", "tokenizer=len"]),
         (
