@@ -4,16 +4,40 @@
 //! message costs the new messages only, not the whole history again.
 //!
 //! Owns: `Memo` (running folds keyed by name, each remembering how many messages it has
-//! seen). Must not: know any preset, or decide whether a trigger fires.
+//! seen, and states a preset keeps in it when a few numbers are not enough). Must not: know
+//! any preset, or decide whether a trigger fires.
+
+use std::any::Any;
 
 /// The state of one fold: a few running numbers (a sum, a count, a last value…).
 pub type Acc = [u64; 8];
 
 /// Running folds over the messages of one growing history. Valid only while the history it
 /// was fed from grows by appending: a history replaced (by a compaction) needs a new `Memo`.
-#[derive(Debug, Clone, Default)]
+#[derive(Default)]
 pub struct Memo {
     folds: Vec<Fold>,
+    states: Vec<(&'static str, Box<dyn Any>)>,
+}
+
+/// A clone keeps the folds; the states start again (empty) in the clone.
+impl Clone for Memo {
+    fn clone(&self) -> Memo {
+        Memo {
+            folds: self.folds.clone(),
+            states: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let states: Vec<&str> = self.states.iter().map(|(k, _)| *k).collect();
+        f.debug_struct("Memo")
+            .field("folds", &self.folds)
+            .field("states", &states)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -59,6 +83,26 @@ impl Memo {
         }
         fold.seen = len;
         fold.acc
+    }
+
+    /// The state `key` of type `T` (its default the first time, or when the state kept
+    /// under `key` is of another type). The caller keeps in it how much history it has seen.
+    pub fn state<T: Default + 'static>(&mut self, key: &'static str) -> Option<&mut T> {
+        let at = match self
+            .states
+            .iter()
+            .position(|(k, v)| *k == key && v.is::<T>())
+        {
+            Some(at) => at,
+            None => {
+                self.states.retain(|(k, _)| *k != key);
+                self.states.push((key, Box::new(T::default())));
+                self.states.len() - 1
+            }
+        };
+        self.states
+            .get_mut(at)
+            .and_then(|(_, v)| v.downcast_mut::<T>())
     }
 }
 

@@ -58,6 +58,14 @@ fn every_quiet_trigger_is_the_plan_s_trigger() {
                 "ineffective_compression_count=2",
             ],
         ),
+        ("openhands", &[]),
+        ("openhands", &["max_size=12"]),
+        ("openhands-fixed", &["max_size=30", "max_tokens=4000"]),
+        ("agent-framework-truncation", &["max_n=12", "compact_to=6"]),
+        (
+            "agent-framework-truncation",
+            &["max_n=200", "compact_to=100"],
+        ),
         ("pydantic-ai-harness", &["max_messages=40"]),
         ("pydantic-ai-harness", &["max_tokens=9000", "tokenizer=len"]),
         (

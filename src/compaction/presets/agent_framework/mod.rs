@@ -23,6 +23,7 @@ mod nested;
 mod offline;
 mod params;
 mod pyjson;
+mod quiet;
 mod render;
 mod run;
 mod strategies;
@@ -33,7 +34,9 @@ mod tool_result_tests;
 
 use crate::compaction::after::After;
 use crate::compaction::plan::Plan;
+use crate::compaction::plan::Trigger;
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{ParamSpec, Settings};
 
 /// The framework version whose behaviour differs.
@@ -144,6 +147,14 @@ impl Preset for AfPreset {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         run::plan(self, input, settings)
+    }
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet::trigger(self, input, settings, memo)
     }
     /// The whole list the strategy leaves, as `Message.to_dict()` records, read back.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {

@@ -117,12 +117,7 @@ pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
         ),
         Strategy::Truncation(t) => {
             let n = run.msgs.iter().filter(|m| !m.excluded()).count() as i64;
-            (
-                "messages",
-                n,
-                t.max_n,
-                "included messages (system included) > max_n".into(),
-            )
+            truncation_messages(n, t.max_n)
         }
         Strategy::Sliding { keep, .. } => (
             "groups",
@@ -152,6 +147,16 @@ pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
             ),
         ),
     }
+}
+
+/// `TruncationStrategy`'s metric without a tokenizer: `n` included messages against `max_n`.
+pub fn truncation_messages(n: i64, max_n: i64) -> (&'static str, i64, i64, String) {
+    (
+        "messages",
+        n,
+        max_n,
+        "included messages (system included) > max_n".into(),
+    )
 }
 
 fn uses_tokenizer(s: &Strategy) -> bool {
@@ -228,17 +233,7 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
         after,
     } = execute(preset, input, settings, None)?;
     let split = split_of(&run, input.session.messages.len());
-    let trigger = Trigger {
-        fired: changed,
-        measure: measure_name,
-        value: value.max(0) as u64,
-        threshold: threshold.max(0) as u64,
-        reason: reason(changed, value, threshold, after, &rule),
-        estimator: match measure_name {
-            "tokens" => "CharacterEstimatorTokenizer: max(1, len(json.dumps({role, message_id, contents}, ensure_ascii=False, sort_keys=True)) // 4) per message".into(),
-            _ => format!("{measure_name} counted over the framework's `_group` annotations"),
-        },
-    };
+    let trigger = trigger(changed, (measure_name, value, threshold, &rule), after);
     let mut found = common_findings(input.session, &split, &trigger, input.real_tokens());
     found.extend(findings::of_run(
         &run,
@@ -258,6 +253,23 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
         split,
         findings: found,
     })
+}
+
+/// The trigger a plan reports: the strategy's metric `(name, value, threshold, rule)`, whether
+/// the strategy changed the list, and the metric after it.
+pub fn trigger(changed: bool, measure: (&'static str, i64, i64, &str), after: i64) -> Trigger {
+    let (measure_name, value, threshold, rule) = measure;
+    Trigger {
+        fired: changed,
+        measure: measure_name,
+        value: value.max(0) as u64,
+        threshold: threshold.max(0) as u64,
+        reason: reason(changed, value, threshold, after, rule),
+        estimator: match measure_name {
+            "tokens" => "CharacterEstimatorTokenizer: max(1, len(json.dumps({role, message_id, contents}, ensure_ascii=False, sort_keys=True)) // 4) per message".into(),
+            _ => format!("{measure_name} counted over the framework's `_group` annotations"),
+        },
+    }
 }
 
 fn reason(changed: bool, value: i64, threshold: i64, after: i64, rule: &str) -> String {

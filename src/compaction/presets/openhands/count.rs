@@ -70,7 +70,7 @@ pub struct EvCost {
 pub struct Costs {
     pub events: Vec<EvCost>,
     /// `count(definitions) + 9` of the first system prompt's tools, per system event.
-    tools: Vec<Option<usize>>,
+    pub tools: Vec<Option<usize>>,
 }
 
 impl Costs {
@@ -115,37 +115,56 @@ impl Costs {
 
     /// `get_total_token_count` of the events at `indices` (in order).
     pub fn total(&self, indices: impl Iterator<Item = usize>) -> usize {
-        let mut sum = 0usize;
-        let mut prev: Option<&EvCost> = None;
-        let mut tools: Option<Option<usize>> = None;
-        let mut system = false;
+        let mut running = Running::default();
         for i in indices {
-            let (Some(c), Some(t)) = (self.events.get(i), self.tools.get(i)) else {
-                continue;
-            };
-            if c.system && tools.is_none() {
-                tools = Some(*t);
+            if let (Some(c), Some(t)) = (self.events.get(i), self.tools.get(i)) {
+                running.add(c, *t);
             }
-            system |= c.system;
-            let same_batch = matches!((prev.and_then(|p| p.action_batch.as_ref()), &c.action_batch),
-                (Some(a), Some(b)) if a == b);
-            if same_batch {
-                sum += c.fields;
-            } else if prev.is_some_and(|p| p.plain_user) && c.plain_user {
-                sum += c.content + c.fields;
-            } else {
-                sum += c.header + c.content + c.fields;
-            }
-            prev = Some(c);
         }
+        running.total()
+    }
+}
+
+/// `get_total_token_count` folded one event at a time: the merges with the previous event and
+/// the framing of the first system prompt's tools.
+#[derive(Debug, Clone, Default)]
+pub struct Running {
+    sum: usize,
+    prev: Option<EvCost>,
+    tools: Option<Option<usize>>,
+    system: bool,
+}
+
+impl Running {
+    /// Adds the next event, `tools` being its `Costs::tools` entry.
+    pub fn add(&mut self, c: &EvCost, tools: Option<usize>) {
+        if c.system && self.tools.is_none() {
+            self.tools = Some(tools);
+        }
+        self.system |= c.system;
+        let prev = self.prev.as_ref();
+        let same_batch = matches!((prev.and_then(|p| p.action_batch.as_ref()), &c.action_batch),
+            (Some(a), Some(b)) if a == b);
+        if same_batch {
+            self.sum += c.fields;
+        } else if prev.is_some_and(|p| p.plain_user) && c.plain_user {
+            self.sum += c.content + c.fields;
+        } else {
+            self.sum += c.header + c.content + c.fields;
+        }
+        self.prev = Some(c.clone());
+    }
+
+    /// The count of the events added so far.
+    pub fn total(&self) -> usize {
         let mut extra: i64 = 3;
-        if let Some(Some(t)) = tools {
+        if let Some(Some(t)) = self.tools {
             extra += t as i64;
-            if system {
+            if self.system {
                 extra -= 4;
             }
         }
-        (sum as i64 + extra).max(0) as usize
+        (self.sum as i64 + extra).max(0) as usize
     }
 }
 

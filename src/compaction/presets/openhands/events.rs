@@ -170,7 +170,7 @@ fn synthesized(session: &Session) -> Vec<Record> {
     out
 }
 
-fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
+pub(super) fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
     let id = format!("msg-{}", m.index);
     match m.role {
         Role::System => vec![json!({

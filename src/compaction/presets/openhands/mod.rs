@@ -14,6 +14,7 @@ mod cut;
 mod events;
 mod findings;
 mod fixed;
+mod quiet;
 mod render;
 mod view;
 
@@ -24,6 +25,7 @@ use crate::compaction::plan::{
     common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
+use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 
 use cut::{Decision, Outcome, Params};
@@ -80,6 +82,14 @@ impl Preset for OpenHands {
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         build(self, input, settings, false)
     }
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet_trigger(self, input, settings, memo)
+    }
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         after::compacted(self, input, plan, summary)
     }
@@ -100,6 +110,14 @@ impl Preset for OpenHandsFixed {
     }
     fn plan(&self, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {
         build(self, input, settings, true)
+    }
+    fn quiet_trigger(
+        &self,
+        input: &PlanInput,
+        settings: &Settings,
+        memo: &mut Memo,
+    ) -> Option<Trigger> {
+        quiet_trigger(self, input, settings, memo)
     }
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         after::compacted(self, input, plan, summary)
@@ -200,7 +218,7 @@ fn build(
         let messages = prompt(user);
         (messages, findings::lossy(&records, forgotten, &cuts))
     };
-    let trigger = trigger(&view, &d, &p);
+    let trigger = trigger(view.events.len(), &d, &p);
     let mut all = common_findings(input.session, &split, &trigger, input.real_tokens());
     all.append(&mut findings);
     all.extend(findings::outcome(&d, &view));
@@ -285,8 +303,29 @@ fn split_of(input: &PlanInput, view: &View, start: usize, end: usize) -> Split {
     }
 }
 
-fn trigger(view: &View, d: &Decision, p: &Params) -> Trigger {
-    let len = view.events.len() as u64;
+/// The trigger `plan` reports when the view is every event so far and neither the event
+/// count nor litellm's count is over its limit; `None` otherwise.
+fn quiet_trigger(
+    preset: &dyn Preset,
+    input: &PlanInput,
+    settings: &Settings,
+    memo: &mut Memo,
+) -> Option<Trigger> {
+    let p = params(preset, input, settings).ok()?;
+    let state = memo.state::<quiet::State>("openhands")?;
+    let (len, token_count) = quiet::view_numbers(input.session, input.counter, state)?;
+    let d = Decision {
+        request: false,
+        tokens: token_count as i64 > p.token_limit(),
+        events: len as i64 > p.max_size,
+        token_count,
+        outcome: Outcome::Nothing,
+    };
+    (!d.tokens && !d.events).then(|| trigger(len, &d, &p))
+}
+
+fn trigger(len: usize, d: &Decision, p: &Params) -> Trigger {
+    let len = len as u64;
     let fired = matches!(
         d.outcome,
         Outcome::Condense { .. } | Outcome::HardReset { .. }

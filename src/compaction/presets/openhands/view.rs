@@ -24,7 +24,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn of(kind: &str) -> Option<Kind> {
+    pub(super) fn of(kind: &str) -> Option<Kind> {
         Some(match kind {
             "SystemPromptEvent" => Kind::System,
             "MessageEvent" => Kind::Message,
