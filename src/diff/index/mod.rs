@@ -87,7 +87,10 @@ impl TextIndex {
         self.work.set(self.work.get() + steps as u64);
     }
 
-    /// Whether `s` occurs in the text (the empty string always does).
+    /// Whether `s` occurs in the text (the empty string always does). One string at a time
+    /// costs a pass over the text when the index cannot tell at once: callers with many ask
+    /// `quick_prefix` and then `longest_prefixes` for the rest.
+    #[cfg(test)]
     pub fn contains(&self, s: &str) -> bool {
         self.longest_prefix(s) == s.len()
     }
@@ -95,6 +98,7 @@ impl TextIndex {
     /// Bytes of the longest prefix of `s` that occurs in the text (it may end inside a
     /// character) when that prefix is `s` itself or at least `ANCHORED` bytes long, else 0.
     /// For many strings, `quick_prefix` each and `longest_prefixes` the rest.
+    #[cfg(test)]
     pub fn longest_prefix(&self, s: &str) -> usize {
         match self.quick_prefix(s) {
             Ok(longest) => longest,
