@@ -19,7 +19,7 @@ use crate::compaction::Plan;
 use crate::session::{Message, Part, Role, Session};
 pub use evidence::{Evidence, EvidenceKind};
 pub use index::TextIndex;
-use pending::{pending_of, Pending};
+use pending::{facts_of, pending_of, Pending};
 
 /// What the summarizer sees of one summarized message.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,6 +174,11 @@ pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Di
         evidence_survived: kept.len(),
         messages,
     }
+}
+
+/// The facts of a message, each once, as `diff_range` counts them for it.
+pub fn facts(m: &Message) -> Vec<Evidence> {
+    facts_of(m, &content_texts(m))
 }
 
 /// The texts a message is made of, as the summarizer could be shown them.

@@ -168,7 +168,6 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
             }),
         }
     }
-    let mut items: Vec<Evidence> = Vec::new();
     for part in &m.parts {
         match part {
             Part::ToolCall {
@@ -181,12 +180,6 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
                 p.ids.push(Ask::new(id.clone(), input));
                 let values = argument_values(arguments);
                 p.arguments_total += values.len();
-                if let Some(cmd) = command_of(arguments) {
-                    items.push(Evidence {
-                        kind: EvidenceKind::Command,
-                        text: cmd,
-                    });
-                }
                 p.arguments
                     .extend(values.into_iter().map(|v| Ask::new(v, input)));
             }
@@ -196,18 +189,38 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
             _ => {}
         }
     }
-    for t in &texts {
-        items.extend(evidence::extract(t));
-    }
-    let mut seen_items: HashSet<Evidence> = HashSet::new();
-    p.evidence = items
+    p.evidence = facts_of(m, &texts)
         .into_iter()
-        .filter(|e| e.text.len() >= 3)
-        .filter(|e| seen_items.insert(e.clone()))
         .map(|e| {
             let ask = Ask::new(e.text.clone(), input);
             (e, ask)
         })
         .collect();
     p
+}
+
+/// The facts of `m` whose content texts are `texts`, each once, in order: the commands its
+/// tool calls run, then what `evidence::extract` finds in each text (3 bytes or more).
+pub fn facts_of(m: &Message, texts: &[String]) -> Vec<Evidence> {
+    let mut items: Vec<Evidence> = m
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::ToolCall { arguments, .. } => command_of(arguments),
+            _ => None,
+        })
+        .map(|text| Evidence {
+            kind: EvidenceKind::Command,
+            text,
+        })
+        .collect();
+    for t in texts {
+        items.extend(evidence::extract(t));
+    }
+    let mut seen: HashSet<Evidence> = HashSet::new();
+    items
+        .into_iter()
+        .filter(|e| e.text.len() >= 3)
+        .filter(|e| seen.insert(e.clone()))
+        .collect()
 }

@@ -5,8 +5,10 @@
 //! Owns: those figures for one compaction, through `diff` (one index of the input or summary,
 //! so linear in the range). Must not: decide what a fact is or how lines align (`diff`).
 
+use std::collections::BTreeSet;
+
 use crate::compaction::Plan;
-use crate::diff::{self, TextIndex};
+use crate::diff::{self, Evidence, TextIndex};
 use crate::session::Session;
 
 /// What a summarizer input holds of the range it summarizes (the messages rendered into it and
@@ -43,21 +45,93 @@ impl Fidelity {
     }
 }
 
-/// What `plan`'s summarizer input holds of the messages `range` of `session`.
-pub fn input(session: &Session, range: &[usize], plan: &Plan) -> Fidelity {
+/// What `plan`'s summarizer input holds of the messages `range` of `session`, and with a
+/// summary, `(facts in the removed messages, facts the summary does not carry)`. `range` is
+/// the part of `removed` the input renders; the facts of its messages are read once for both.
+pub fn input_and_lost(
+    session: &Session,
+    range: &[usize],
+    removed: &[usize],
+    plan: &Plan,
+    summary: Option<&str>,
+) -> (Fidelity, Option<(usize, usize)>) {
     let index = TextIndex::new(diff::summarizer_input(plan));
     let d = diff::diff_range(session, range, &index);
-    Fidelity {
+    let fidelity = Fidelity {
         chars: d.line_chars,
         chars_seen: d.seen_chars,
         facts: d.evidence_total,
         facts_present: d.evidence_survived,
-    }
+    };
+    let lost = summary.map(|summary| {
+        let in_range: BTreeSet<usize> = range.iter().copied().collect();
+        let others: Vec<Evidence> = removed
+            .iter()
+            .filter(|i| !in_range.contains(i))
+            .filter_map(|&i| session.messages.get(i))
+            .flat_map(diff::facts)
+            .collect();
+        let facts: BTreeSet<&Evidence> = d
+            .messages
+            .iter()
+            .flat_map(|m| m.evidence.iter().map(|(e, _)| e))
+            .chain(&others)
+            .collect();
+        let index = TextIndex::new(summary);
+        let lost = diff::evidence::lost_in(facts.iter().copied(), &index).count();
+        (facts.len(), lost)
+    });
+    (fidelity, lost)
 }
 
-/// `(facts in the removed messages, facts the summary does not carry)`, the facts as the input
-/// figure counts them.
-pub fn lost(session: &Session, removed: &[usize], summary: &str) -> (usize, usize) {
-    let d = diff::diff_range(session, removed, &TextIndex::new(summary));
-    (d.evidence_total, d.evidence_total - d.evidence_survived)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(facts in the removed messages, facts the summary does not carry)` as a whole diff of
+    /// the removed messages against the summary counts them.
+    fn lost_by_a_whole_diff(session: &Session, removed: &[usize], summary: &str) -> (usize, usize) {
+        let d = diff::diff_range(session, removed, &TextIndex::new(summary));
+        (d.evidence_total, d.evidence_total - d.evidence_survived)
+    }
+
+    #[test]
+    fn facts_read_once_count_as_a_whole_diff_of_the_removed_messages() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/samples/claude-code-demo.jsonl");
+        let session = crate::formats::load_path(&path, None).unwrap();
+        let a = crate::analysis::Analysis::new(
+            session,
+            &crate::tokens::Registry::bundled(),
+            &crate::analysis::Options::default(),
+        );
+        let custom = crate::compaction::preset::find("custom").unwrap();
+        let sets = ["trigger_tokens=1".to_string(), "keep_last=2".to_string()];
+        let plan = crate::compaction::preset::run(
+            custom,
+            &crate::compaction::preset::PlanInput::new(&a),
+            &sets,
+        )
+        .unwrap();
+        let session = &a.session;
+        let n = session.messages.len();
+        let removed: Vec<usize> = (0..n).collect();
+        let summaries = ["", "src/main.rs and parse_args", &session_text(session)[..]];
+        for range in [vec![], (0..n / 2).collect(), (1..n).step_by(2).collect()] {
+            for summary in summaries {
+                let (_, lost) = input_and_lost(session, &range, &removed, &plan, Some(summary));
+                let whole = lost_by_a_whole_diff(session, &removed, summary);
+                assert_eq!(lost, Some(whole), "range {range:?}, summary {summary:.40}");
+                assert!(whole.0 > 0);
+            }
+        }
+    }
+
+    fn session_text(s: &Session) -> String {
+        let half = &s.messages[..s.messages.len() / 2];
+        half.iter()
+            .flat_map(|m| m.parts.iter().map(|p| p.plain_text()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }

@@ -19,8 +19,11 @@
 //! (`Preset::quiet_trigger`), which answers from per-message numbers kept across checks
 //! (`quiet::Memo`, renewed with the history at each compaction), and the full plan runs only
 //! when that cannot say the trigger stays quiet. `replay_planning_every_check` plans at every
-//! check instead: the slow path the quick one must agree with, kept for the tests.
+//! check instead: the slow path the quick one must agree with, kept for the tests. The
+//! figures of a compaction that nothing later depends on (what its summarizer input holds of
+//! the range, the facts its summary loses) are computed on a second thread (`deferred`).
 
+mod deferred;
 mod evidence;
 pub mod filler;
 mod history;
@@ -123,11 +126,18 @@ fn replay_with(
         compactions: Vec::new(),
         rejected: Vec::new(),
     };
-    let mut fed = 0;
-    for upto in check_points(&a.session, preset.checks_at()) {
-        run.history.append(a, fed, upto);
-        fed = upto;
-        run.check(upto, &mut out)?;
+    let (result, figures) = deferred::with_worker(&a.counter, |sink| {
+        let mut fed = 0;
+        for upto in check_points(&a.session, preset.checks_at()) {
+            run.history.append(a, fed, upto);
+            fed = upto;
+            run.check(upto, &mut out, sink)?;
+        }
+        Ok::<(), PlanError>(())
+    });
+    result?;
+    for f in figures {
+        f.fill(&mut out.compactions);
     }
     Ok(out)
 }
@@ -174,7 +184,12 @@ impl Run<'_> {
     }
 
     /// Evaluates the trigger on the history at `upto` and compacts when it fires.
-    fn check(&mut self, upto: usize, out: &mut Replay) -> Result<(), PlanError> {
+    fn check(
+        &mut self,
+        upto: usize,
+        out: &mut Replay,
+        sink: &mut deferred::Sink,
+    ) -> Result<(), PlanError> {
         let a = self.a;
         let message = (upto < a.session.messages.len()).then_some(upto);
         let source_index = message.map_or_else(
@@ -249,7 +264,7 @@ impl Run<'_> {
             // The framework keeps the history; its compaction count does not move.
             return Ok(());
         }
-        let record = self.record(
+        let (record, removed, range) = self.record(
             step,
             source_index,
             message,
@@ -264,13 +279,25 @@ impl Run<'_> {
             before: plan.trigger.clone(),
             after: again.trigger.clone(),
         });
-        self.history = compacted;
+        let history = std::mem::replace(&mut self.history, compacted);
         if let Some(memo) = self.memo.as_mut() {
             *memo = Memo::new();
         }
+        let job = deferred::Job {
+            compaction: out.compactions.len() - 1,
+            history,
+            plan,
+            summary,
+            removed,
+            range,
+            evidence: self.options.summary_tokens.is_none(),
+        };
+        sink.send(job, &a.counter);
         Ok(())
     }
 
+    /// The compaction's record but for its deferred figures (`deferred`), and the messages
+    /// it removes and of them those its summarizer input renders.
     #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
@@ -281,7 +308,7 @@ impl Run<'_> {
         summary: Option<&str>,
         compacted: &History,
         fires_again: bool,
-    ) -> Compaction {
+    ) -> (Compaction, Vec<usize>, Vec<usize>) {
         let a = self.a;
         let h = &self.history;
         let surviving = crate::compaction::plan::surviving(&plan.split);
@@ -302,18 +329,9 @@ impl Run<'_> {
             .iter()
             .map(|&i| h.counts.messages[i].total() as u64)
             .sum();
-        let summarizer_input_tokens = plan
-            .summarizer
-            .iter()
-            .map(|m| a.counter.count(&m.content) as u64)
-            .sum();
         let before = h.tokens() as u64;
         let after = compacted.tokens() as u64;
-        let evidence = match self.options.summary_tokens {
-            Some(_) => None,
-            None => Some(evidence::lost(&h.session, &removed, summary.unwrap_or(""))),
-        };
-        Compaction {
+        let record = Compaction {
             step,
             at_source_index,
             message,
@@ -324,14 +342,15 @@ impl Run<'_> {
             summarized,
             dropped: removed.len() - summarized,
             removed_tokens,
-            summarizer_input_tokens,
+            summarizer_input_tokens: 0,
             summary_tokens: summary.map_or(0, |s| a.counter.count(s) as u64),
             threshold: plan.trigger.threshold,
-            input: evidence::input(&h.session, &range, plan),
-            evidence,
+            input: Fidelity::default(),
+            evidence: None,
             reason: plan.trigger.reason.clone(),
             findings: findings(before, after, fires_again),
-        }
+        };
+        (record, removed, range)
     }
 }
 

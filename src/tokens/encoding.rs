@@ -6,7 +6,8 @@
 //! Two backends give the same counts: `bpe-openai` (the fast one, linear on hostile input such as
 //! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
 //! and benches compare it against ([`Counter::count_reference`]). Short pre-tokens recur (words,
-//! punctuation, indentation), so each thread keeps their counts in a bounded cache.
+//! punctuation, indentation), so each thread keeps their counts in a bounded cache; a large text
+//! counted a moment ago is found again by its hash (`recent`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -110,7 +111,16 @@ impl Counter {
         if text.is_empty() {
             return 0;
         }
-        self.count_pieces(text)
+        if text.len() < super::recent::LARGE {
+            return self.count_pieces(text);
+        }
+        let key = super::recent::key(self.encoding, text);
+        if let Some(n) = super::recent::get(key) {
+            return n;
+        }
+        let n = self.count_pieces(text);
+        super::recent::put(key, n);
+        n
     }
 
     fn count_pieces(&self, text: &str) -> usize {

@@ -8,6 +8,7 @@
 pub mod encoding;
 pub mod memo;
 pub mod overhead;
+mod recent;
 pub mod registry;
 mod split;
 
