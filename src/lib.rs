@@ -13,6 +13,7 @@ pub mod export;
 pub mod formats;
 pub mod limits;
 pub mod live;
+pub mod par;
 pub mod progress;
 pub mod pyrepr;
 pub mod replay;

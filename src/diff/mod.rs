@@ -141,14 +141,14 @@ pub fn diff(session: &Session, plan: &Plan) -> Diff {
 }
 
 /// Diffs the messages `indices` of `session` against an indexed summarizer input: each
-/// message is read once; what the index can only answer in a pass over the whole input (short
+/// message is read once (on every core); what the index can only answer in a pass over the whole input (short
 /// strings) is asked of all messages together.
 pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Diff {
-    let mut pending: Vec<Pending> = indices
+    let read: Vec<&Message> = indices
         .iter()
         .filter_map(|&i| session.messages.get(i))
-        .map(|m| pending_of(m, input))
         .collect();
+    let mut pending: Vec<Pending> = crate::par::map(&read, 64, |m| pending_of(m, input), |_| {});
     let asked: Vec<&[u8]> = pending.iter().flat_map(Pending::waiting).collect();
     let mut answers = input.longest_prefixes_of(&asked).into_iter();
     for p in &mut pending {

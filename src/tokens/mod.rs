@@ -147,10 +147,6 @@ fn count_messages(
             p.advance(n as u64);
         }
     };
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
     let count_one = |m: &Message| -> Counted {
         let overhead = overhead::message_overhead(m, costing);
         let key = memo.and_then(|_| memo::message_key(m, counter.encoding()));
@@ -164,38 +160,6 @@ fn count_messages(
             key.map(|k| (k, known.is_some())),
         )
     };
-    if threads < 2 || messages.len() < 64 {
-        let counts = messages.iter().map(count_one).collect();
-        advance(messages.len());
-        return counts;
-    }
-    // Interleave by weight so one huge message does not leave a core idle.
-    let chunk = messages.len().div_ceil(threads * 8);
-    let chunks: Vec<&[Message]> = messages.chunks(chunk).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Vec<Counted>> = vec![Vec::new(); chunks.len()];
-    let done: Vec<(usize, Vec<Counted>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(chunk) = chunks.get(i) else { break };
-                        mine.push((i, chunk.iter().map(count_one).collect()));
-                        advance(chunk.len());
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, counts) in done {
-        results[i] = counts;
-    }
-    results.into_iter().flatten().collect()
+    // Runs taken in turn by idle threads, so one huge message does not leave a core idle.
+    crate::par::map(messages, 64, count_one, advance)
 }

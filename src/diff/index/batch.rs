@@ -10,6 +10,9 @@
 /// Bytes of strings one automaton holds.
 const CHUNK: usize = 8 << 20;
 const ROOT: u32 = 0;
+/// Pieces a text is read in at most (one per core), and the fewest bytes worth a piece.
+const PIECES_MAX: usize = 4;
+const PIECE_MIN: usize = 1 << 20;
 
 /// For each of `strings`, the bytes of its longest prefix that occurs in `text`; and the bytes
 /// read doing it (the text once per automaton, the strings).
@@ -143,6 +146,79 @@ impl Automaton {
         Some(self.targets[from + i])
     }
 
+    /// Every state reading `text` reaches. A long text is read in pieces side by side, one per
+    /// core: a piece is read from the root starting `deepest` bytes before it, which brings the
+    /// automaton to the state a whole read has there (no state is deeper), and a state reached
+    /// on the way in is an occurrence all the same.
+    fn reached(&self, text: &[u8]) -> Vec<bool> {
+        let deepest = self.depth.iter().copied().max().unwrap_or(0) as usize;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pieces = cores
+            .min(PIECES_MAX)
+            .min(text.len() / PIECE_MIN.max(deepest * 8));
+        self.reached_in(text, pieces)
+    }
+
+    /// `reached`, the text read in `pieces` pieces side by side.
+    fn reached_in(&self, text: &[u8], pieces: usize) -> Vec<bool> {
+        let deepest = self.depth.iter().copied().max().unwrap_or(0) as usize;
+        if pieces <= 1 {
+            return self.read(text);
+        }
+        let size = text.len().div_ceil(pieces);
+        let marks: Vec<Vec<bool>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..pieces)
+                .map(|k| {
+                    let from = (k * size).saturating_sub(deepest);
+                    let to = ((k + 1) * size).min(text.len());
+                    let piece = &text[from..to];
+                    scope.spawn(move || self.read(piece))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut all = vec![false; self.depth.len()];
+        for m in marks {
+            for (a, b) in all.iter_mut().zip(m) {
+                *a |= b;
+            }
+        }
+        all
+    }
+
+    /// The states reading `text` from the root reaches.
+    fn read(&self, text: &[u8]) -> Vec<bool> {
+        let mut marked = vec![false; self.depth.len()];
+        let mut state = ROOT;
+        for &b in text {
+            state = loop {
+                if let Some(t) = self.child(state, b) {
+                    break t;
+                }
+                if state == ROOT {
+                    break ROOT;
+                }
+                state = self.fail[state as usize];
+            };
+            marked[state as usize] = true;
+        }
+        marked
+    }
+
+    /// `marked` with every state whose string occurs wherever a marked one does: a state's
+    /// longest proper suffix in the trie (its failure link).
+    fn occurring(&self, mut marked: Vec<bool>) -> Vec<bool> {
+        for &s in self.by_depth().iter().rev() {
+            if marked[s as usize] {
+                marked[self.fail[s as usize] as usize] = true;
+            }
+        }
+        marked
+    }
+
     /// States other than the root, shallowest first (a counting sort by depth).
     fn by_depth(&self) -> Vec<u32> {
         let deepest = self.depth.iter().copied().max().unwrap_or(0) as usize;
@@ -163,26 +239,7 @@ impl Automaton {
 
     /// Reads `text` once, marks every state that occurs in it, and answers each string.
     fn answers(&self, text: &[u8], strings: &[&[u8]]) -> Vec<usize> {
-        let mut marked = vec![false; self.depth.len()];
-        let mut state = ROOT;
-        for &b in text {
-            state = loop {
-                if let Some(t) = self.child(state, b) {
-                    break t;
-                }
-                if state == ROOT {
-                    break ROOT;
-                }
-                state = self.fail[state as usize];
-            };
-            marked[state as usize] = true;
-        }
-        // A state's longest proper suffix in the trie occurs wherever the state does.
-        for &s in self.by_depth().iter().rev() {
-            if marked[s as usize] {
-                marked[self.fail[s as usize] as usize] = true;
-            }
-        }
+        let marked = self.occurring(self.reached(text));
         strings
             .iter()
             .map(|s| {
@@ -220,6 +277,48 @@ mod tests {
         let text = b"xxabcdexx";
         let strings: [&[u8]; 4] = [b"abcdef", b"bcd", b"cdx", b"zz"];
         assert_eq!(longest_prefixes(text, &strings).0, vec![5, 3, 2, 0]);
+    }
+
+    #[test]
+    fn a_text_read_in_pieces_marks_what_one_read_marks() {
+        let words = ["alpha ", "beta ", "gamma ", "delta\n", "alphabet ", "bet "];
+        let mut text = Vec::new();
+        let mut x: u64 = 7;
+        while text.len() < 1 << 16 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.extend_from_slice(words[(x >> 33) as usize % words.len()].as_bytes());
+        }
+        text.truncate(1 << 16);
+        // A string found only across where each piece starts.
+        let markers: Vec<Vec<u8>> = [2usize, 3, 7]
+            .iter()
+            .map(|&pieces| {
+                let at = text.len().div_ceil(pieces);
+                let marker = format!("<{pieces}-only-here>").into_bytes();
+                text[at - 5..at - 5 + marker.len()].copy_from_slice(&marker);
+                marker
+            })
+            .collect();
+        let strings: Vec<Vec<u8>> = (0..400)
+            .map(|i| text[i * 997 % (text.len() - 40)..][..5 + i % 30].to_vec())
+            .chain([
+                b"alpha alpha alpha".to_vec(),
+                b"delta\nbet bet bet zeta".to_vec(),
+            ])
+            .chain(markers)
+            .collect();
+        let mut sorted: Vec<&[u8]> = strings.iter().map(|s| s.as_slice()).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let a = Automaton::new(&sorted);
+        let whole = a.occurring(a.read(&text));
+        for pieces in [2, 3, 7] {
+            assert_eq!(a.occurring(a.reached_in(&text, pieces)), whole, "{pieces}");
+        }
+        let found = a.answers(&text, &sorted);
+        assert!(found.iter().zip(&sorted).any(|(f, s)| f < &s.len()));
     }
 
     proptest! {

@@ -76,12 +76,56 @@ pub fn each_window(s: &[u8], mut each: impl FnMut(usize, usize) -> bool) {
     }
 }
 
-/// The distinct positions the windows of `text` select, ascending.
+/// The distinct positions the windows of `text` select, ascending. A long text is read in
+/// pieces side by side, one per core (each window's choice reads only the window).
 pub fn minimizers(text: &[u8]) -> Vec<u32> {
-    let mut kept: Vec<u32> = Vec::with_capacity(text.len() / 4 + 1);
-    each_window(text, |_, j| {
-        if kept.last() != Some(&(j as u32)) {
-            kept.push(j as u32);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    minimizers_in(text, cores.min(4).min(text.len() >> 20))
+}
+
+/// `minimizers`, the windows taken in `pieces` runs read side by side.
+pub fn minimizers_in(text: &[u8], pieces: usize) -> Vec<u32> {
+    let windows = (text.len() + 1).saturating_sub(ANCHORED);
+    if pieces <= 1 || windows < pieces {
+        return minimizers_of(text, 0);
+    }
+    let size = windows.div_ceil(pieces);
+    let runs: Vec<Vec<u32>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..pieces)
+            .map(|k| {
+                let from = (k * size).min(windows);
+                let to = ((k + 1) * size).min(windows);
+                let bytes = &text[from..(to + ANCHORED - 1).min(text.len())];
+                scope.spawn(move || {
+                    if from < to {
+                        minimizers_of(bytes, from)
+                    } else {
+                        Vec::new()
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut kept: Vec<u32> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+    for run in runs {
+        let skip = usize::from(kept.last().is_some() && kept.last() == run.first());
+        kept.extend_from_slice(&run[skip..]);
+    }
+    kept
+}
+
+/// The distinct positions the windows of `s` select, ascending, as positions of a text in
+/// which `s` starts at `offset`.
+fn minimizers_of(s: &[u8], offset: usize) -> Vec<u32> {
+    let mut kept: Vec<u32> = Vec::with_capacity(s.len() / 4 + 1);
+    each_window(s, |_, j| {
+        let at = (offset + j) as u32;
+        if kept.last() != Some(&at) {
+            kept.push(at);
         }
         true
     });
@@ -108,4 +152,43 @@ pub fn bucketed(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) 
         fill[b] += 1;
     }
     (positions, starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_read_in_pieces_select_what_one_read_selects() {
+        let mut text = Vec::new();
+        let mut x: u64 = 11;
+        while text.len() < 20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let word: &[u8] =
+                [&b"aaaa"[..], b"ab ", b"the lazy ", b"x", b"\n"][(x >> 35) as usize % 5];
+            text.extend_from_slice(word);
+        }
+        for len in [
+            0,
+            5,
+            ANCHORED - 1,
+            ANCHORED,
+            ANCHORED + 1,
+            40,
+            1000,
+            text.len(),
+        ] {
+            let t = &text[..len];
+            let whole = minimizers_of(t, 0);
+            for pieces in [2, 3, 7, 64] {
+                assert_eq!(
+                    minimizers_in(t, pieces),
+                    whole,
+                    "{len} bytes, {pieces} pieces"
+                );
+            }
+        }
+    }
 }

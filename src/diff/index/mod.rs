@@ -31,7 +31,7 @@ const FEW: usize = 16;
 const LOOKUPS: usize = 16;
 
 /// An index of one text.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TextIndex {
     text: Box<str>,
     /// Characters of the text.
@@ -43,7 +43,7 @@ pub struct TextIndex {
     bits: u32,
     /// Steps taken answering so far: candidate positions compared, buckets looked up, bytes
     /// read by passes (see `work`).
-    work: std::cell::Cell<u64>,
+    work: std::sync::atomic::AtomicU64,
 }
 
 impl TextIndex {
@@ -67,7 +67,7 @@ impl TextIndex {
             positions,
             starts,
             bits,
-            work: std::cell::Cell::new(0),
+            work: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -80,11 +80,12 @@ impl TextIndex {
     /// up, a candidate position compared, a byte read by a pass (of the text or a string). What
     /// the tests hold to a linear bound, without timing anything.
     pub fn work(&self) -> u64 {
-        self.work.get()
+        self.work.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn spend(&self, steps: usize) {
-        self.work.set(self.work.get() + steps as u64);
+        self.work
+            .fetch_add(steps as u64, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether `s` occurs in the text (the empty string always does). One string at a time
