@@ -7,7 +7,8 @@
 //! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
 //! and benches compare it against ([`Counter::count_reference`]). Short pre-tokens recur (words,
 //! punctuation, indentation), so each thread keeps their counts in a bounded cache; a large text
-//! counted a moment ago is found again by its hash (`recent`).
+//! counted a moment ago is found again by its hash (`recent`), and one not seen is counted on
+//! every core.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -68,6 +69,31 @@ impl FromStr for Encoding {
     }
 }
 
+/// Bytes of text per thread, at least, when one large text is counted on several.
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// `text` in up to `parts` parts of about equal size, each cut just before an ASCII letter that
+/// starts a line.
+fn cut_at_lines(text: &str, parts: usize) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    for k in 1..parts.max(1) {
+        let target = (b.len() * k / parts).max(from + 1);
+        let cut = b
+            .get(target..)
+            .unwrap_or_default()
+            .windows(2)
+            .position(|w| w[0] == b'\n' && w[1].is_ascii_alphabetic())
+            .map(|i| target + i + 1);
+        let Some(cut) = cut else { break };
+        out.push(&text[from..cut]);
+        from = cut;
+    }
+    out.push(&text[from..]);
+    out
+}
+
 /// Pre-tokens up to this many bytes have their counts cached.
 const PIECE_MAX: usize = 24;
 /// Cached pre-tokens per thread and encoding before the cache starts over (a few MB at most).
@@ -118,9 +144,35 @@ impl Counter {
         if let Some(n) = super::recent::get(key) {
             return n;
         }
-        let n = self.count_pieces(text);
+        let n = self.count_large(text);
         super::recent::put(key, n);
         n
+    }
+
+    /// A large text counted on every core: cut where a line starts with an ASCII letter. No
+    /// pre-token spans such a place under either encoding (a newline ends every pattern that
+    /// holds one, and no letter pattern starts with one), and each pre-token is counted alone,
+    /// so the parts' counts add up to the whole's.
+    fn count_large(&self, text: &str) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.count_in_parts(text, cores.min(8).min(text.len() / PARALLEL_MIN))
+    }
+
+    fn count_in_parts(&self, text: &str, parts: usize) -> usize {
+        let parts = cut_at_lines(text, parts);
+        if parts.len() < 2 {
+            return self.count_pieces(text);
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .iter()
+                .map(|part| scope.spawn(move || self.count_pieces(part)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .sum()
+        })
     }
 
     fn count_pieces(&self, text: &str) -> usize {
@@ -155,5 +207,46 @@ impl Counter {
             return 0;
         }
         self.encoding.reference().encode_ordinary(text).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_counted_in_parts_cut_at_lines_counts_as_a_whole() {
+        let lines = [
+            "plain words here",
+            "  indented   code(x, y);",
+            "!!!",
+            "",
+            " ",
+            "word's it'll WE'RE",
+            "/usr/bin/env",
+            "12345 678",
+            "\u{00e9}t\u{00e9} caf\u{00e9}",
+            "trailing space ",
+            "\t\ttabs",
+            "\r",
+        ];
+        let mut text = String::new();
+        let mut x: u64 = 3;
+        while text.len() < 40_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(lines[(x >> 33) as usize % lines.len()]);
+            text.push('\n');
+        }
+        for e in Encoding::ALL {
+            let c = Counter::new(e);
+            let whole = c.count_reference(&text);
+            assert_eq!(c.count_pieces(&text), whole);
+            for parts in [2, 3, 8, 64] {
+                assert!(cut_at_lines(&text, parts).len() > 1);
+                assert_eq!(c.count_in_parts(&text, parts), whole, "{e}, {parts} parts");
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! and counting a whole session on all cores. Pure: no IO beyond reading a registry file the
 //! caller names.
 
+pub mod bound;
 pub mod encoding;
 pub mod memo;
 pub mod overhead;

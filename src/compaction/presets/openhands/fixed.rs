@@ -38,7 +38,16 @@ pub fn summarizer(
             .sum::<usize>()
             + 3
     };
-    while tokens(&messages) > window && retries < RETRIES && cap > 0 {
+    // Over the window when a bound says so already; counted only near it.
+    let over = |m: &[PromptMessage]| -> bool {
+        let least = m
+            .iter()
+            .map(|p| crate::tokens::bound::at_least(&p.content) + 4)
+            .sum::<usize>()
+            + 3;
+        least > window || tokens(m) > window
+    };
+    while over(&messages) && retries < RETRIES && cap > 0 {
         cap = cap * 4 / 5;
         retries += 1;
         (messages, cut) = attempt(records, forgotten, cap);
