@@ -197,15 +197,19 @@ impl Request {
             role: PromptRole::User,
             content: SUMMARIZATION_PROMPT.to_string(),
         };
-        let mut body: Vec<(Option<usize>, PromptMessage, usize)> = history
-            .items
-            .iter()
-            .filter_map(|item| {
+        // Each item rendered and counted on the thread free to take it, in order.
+        let rendered = crate::par::map(
+            &history.items,
+            64,
+            |item| {
                 let m = render(item)?;
                 let tokens = input.counter.count(&m.content);
                 Some((*item, m, tokens))
-            })
-            .collect();
+            },
+            |_| {},
+        );
+        let body: Vec<(Option<usize>, PromptMessage, usize)> =
+            rendered.into_iter().flatten().collect();
         let fixed: usize = head
             .iter()
             .chain([&prompt])
@@ -213,15 +217,20 @@ impl Request {
             .sum();
         let mut total = fixed + body.iter().map(|(_, _, t)| t).sum::<usize>();
         let first_tokens = total;
-        let mut trimmed = Vec::new();
-        while total as u64 > window && body.len() > 1 {
-            let (item, _, tokens) = body.remove(0);
-            total -= tokens;
-            trimmed.push(item);
+        // The oldest items go first while the request is over the window (one always stays).
+        let mut cut = 0;
+        while total as u64 > window && body.len() - cut > 1 {
+            total -= body[cut].2;
+            cut += 1;
         }
-        let sent = body.iter().map(|(item, _, _)| *item).collect();
+        let trimmed = body[..cut].iter().map(|(item, _, _)| *item).collect();
+        let body = body.into_iter().skip(cut);
         let mut messages = head;
-        messages.extend(body.into_iter().map(|(_, m, _)| m));
+        let mut sent = Vec::new();
+        for (item, m, _) in body {
+            sent.push(item);
+            messages.push(m);
+        }
         messages.push(prompt);
         Request {
             messages,
