@@ -52,7 +52,15 @@ fn sets(preset: &str) -> Vec<Vec<&'static str>> {
                 "guard=shrink",
             ],
         ],
-        "agent-framework-truncation" => vec![vec!["max_n=30", "compact_to=10"]],
+        "agent-framework-truncation" => vec![
+            vec!["max_n=30", "compact_to=10"],
+            vec![
+                "max_n=3000",
+                "compact_to=1500",
+                "tokenizer=CharacterEstimatorTokenizer",
+            ],
+        ],
+        "agent-framework-token-budget" => vec![vec!["token_budget=3000"]],
         "agent-framework-sliding" => vec![vec!["keep_last_groups=3"]],
         "agent-framework-context-window" => {
             vec![vec![
@@ -238,6 +246,55 @@ fn quick_replay_equals_planning_every_check_on_awkward_shapes() {
         std::fs::write(&path, awkward_chat(seed, 150).to_string()).unwrap();
         let a = analyse(&path).unwrap();
         assert_same(&format!("awkward seed {seed}"), &a);
+    }
+}
+
+/// The awkward shapes as Agent Framework's own `Message.to_dict()` records: some messages
+/// with a `message_id` (a few repeated), most without.
+fn awkward_agent_framework(seed: u64, messages: usize) -> Value {
+    let chat = awkward_chat(seed, messages);
+    let mut rng = Lcg(seed ^ 0x5eed);
+    let text = |t: &str| json!({"type": "text", "text": t, "additional_properties": {}});
+    let records: Vec<Value> = chat["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let mut contents = Vec::new();
+            if let Some(t) = m["content"].as_str().filter(|t| !t.is_empty()) {
+                contents.push(match m["role"].as_str() {
+                    Some("tool") => json!({"type": "function_result",
+                        "call_id": m["tool_call_id"], "result": t, "additional_properties": {}}),
+                    _ => text(t),
+                });
+            }
+            for c in m["tool_calls"].as_array().into_iter().flatten() {
+                contents.push(json!({"type": "function_call", "call_id": c["id"],
+                    "name": c["function"]["name"], "arguments": c["function"]["arguments"],
+                    "additional_properties": {}}));
+            }
+            let mut r = json!({"type": "message", "role": m["role"], "contents": contents,
+                "additional_properties": {}});
+            match rng.below(6) {
+                0 => r["message_id"] = json!(format!("m{}", rng.below(40))),
+                1 => r["message_id"] = json!(format!("msg_{}", rng.below(200))),
+                _ => {}
+            }
+            r
+        })
+        .collect();
+    Value::Array(records)
+}
+
+#[test]
+fn quick_replay_equals_planning_every_check_on_agent_framework_records() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 1..=3 {
+        let path = dir.path().join(format!("awkward-af-{seed}.json"));
+        std::fs::write(&path, awkward_agent_framework(seed, 150).to_string()).unwrap();
+        let a = analyse(&path).unwrap();
+        assert_eq!(a.session.format, ctxray::session::Format::AgentFramework);
+        assert_same(&format!("agent framework seed {seed}"), &a);
     }
 }
 

@@ -66,6 +66,24 @@ fn every_quiet_trigger_is_the_plan_s_trigger() {
             "agent-framework-truncation",
             &["max_n=200", "compact_to=100"],
         ),
+        (
+            "agent-framework-truncation",
+            &[
+                "max_n=3000",
+                "compact_to=1500",
+                "tokenizer=CharacterEstimatorTokenizer",
+            ],
+        ),
+        ("agent-framework-token-budget", &["token_budget=4000"]),
+        ("agent-framework-token-budget", &[]),
+        (
+            "agent-framework-context-window",
+            &["max_context_window_tokens=12000", "max_output_tokens=1000"],
+        ),
+        (
+            "agent-framework-context-window",
+            &["max_output_tokens=4096"],
+        ),
         ("pydantic-ai-harness", &["max_messages=40"]),
         ("pydantic-ai-harness", &["max_tokens=9000", "tokenizer=len"]),
         (

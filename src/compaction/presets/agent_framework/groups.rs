@@ -76,7 +76,7 @@ pub fn is_tool_call_assistant(m: &AfMsg, v: Version) -> bool {
     m.role == "assistant" && m.types().any(|t| tool_call_types(v).contains(&t))
 }
 
-fn is_reasoning_only(m: &AfMsg) -> bool {
+pub fn is_reasoning_only(m: &AfMsg) -> bool {
     m.role == "assistant" && !m.contents.is_empty() && m.types().all(|t| t == "text_reasoning")
 }
 

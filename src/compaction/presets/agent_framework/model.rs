@@ -142,13 +142,16 @@ pub fn from_session(session: &Session) -> Vec<AfMsg> {
     session
         .messages
         .iter()
-        .filter_map(|m| {
-            let native = (session.format == Format::AgentFramework)
-                .then(|| from_raw(session, m))
-                .flatten();
-            native.or_else(|| from_model(m))
-        })
+        .filter_map(|m| from_message(session, m))
         .collect()
+}
+
+/// The framework's message for one message of `session`, if it holds one.
+pub fn from_message(session: &Session, m: &Message) -> Option<AfMsg> {
+    let native = (session.format == Format::AgentFramework)
+        .then(|| from_raw(session, m))
+        .flatten();
+    native.or_else(|| from_model(m))
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<AfMsg> {

@@ -109,12 +109,7 @@ pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
             );
             ("messages", n, p.target_count + p.threshold, rule)
         }
-        Strategy::Truncation(t) if t.tokens => (
-            "tokens",
-            tokens(),
-            t.max_n,
-            "included tokens > max_n".into(),
-        ),
+        Strategy::Truncation(t) if t.tokens => token_measure(s, tokens()),
         Strategy::Truncation(t) => {
             let n = run.msgs.iter().filter(|m| !m.excluded()).count() as i64;
             truncation_messages(n, t.max_n)
@@ -131,21 +126,31 @@ pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
             *keep,
             "included tool_call groups > keep_last_tool_call_groups".into(),
         ),
+        Strategy::TokenBudget { .. } | Strategy::ContextWindow(_) => token_measure(s, tokens()),
+    }
+}
+
+/// The metric of a strategy that measures included `tokens` (truncation with a tokenizer,
+/// token budget, context window); any other strategy's name with no threshold.
+pub fn token_measure(s: &Strategy, tokens: i64) -> (&'static str, i64, i64, String) {
+    match s {
+        Strategy::Truncation(t) => ("tokens", tokens, t.max_n, "included tokens > max_n".into()),
         Strategy::TokenBudget { budget, .. } => (
             "tokens",
-            tokens(),
+            tokens,
             *budget,
             "included tokens > token_budget".into(),
         ),
         Strategy::ContextWindow(c) => (
             "tokens",
-            tokens(),
+            tokens,
             c.eviction_tokens,
             format!(
                 "included tokens > {} (tool eviction); > {} (truncation)",
                 c.eviction_tokens, c.truncation_tokens
             ),
         ),
+        _ => ("tokens", tokens, 0, String::new()),
     }
 }
 
