@@ -20,6 +20,8 @@ pub mod replay;
 pub mod secrets;
 pub mod session;
 pub mod summarize;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub mod timeline;
 pub mod tokens;

@@ -22,6 +22,12 @@ pub fn map<T: Sync, R: Send>(
     map_on(items, min, threads, f, done)
 }
 
+/// `f` of each of `parts` (a few large ones, already cut to the cores), each part on a thread
+/// of its own, in order.
+pub fn each<T: Sync, R: Send>(parts: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_on(parts, 2, parts.len().min(THREADS_MAX), f, |_| {})
+}
+
 fn map_on<T: Sync, R: Send>(
     items: &[T],
     min: usize,

@@ -20,27 +20,7 @@ pub struct Memo {
     states: Vec<(&'static str, Box<dyn Any>)>,
 }
 
-/// A clone keeps the folds; the states start again (empty) in the clone.
-impl Clone for Memo {
-    fn clone(&self) -> Memo {
-        Memo {
-            folds: self.folds.clone(),
-            states: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for Memo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let states: Vec<&str> = self.states.iter().map(|(k, _)| *k).collect();
-        f.debug_struct("Memo")
-            .field("folds", &self.folds)
-            .field("states", &states)
-            .finish()
-    }
-}
-
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Fold {
     key: &'static str,
     /// Messages folded so far.

@@ -163,16 +163,9 @@ impl Counter {
         if parts.len() < 2 {
             return self.count_pieces(text);
         }
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
-                .iter()
-                .map(|part| scope.spawn(move || self.count_pieces(part)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .sum()
-        })
+        crate::par::each(&parts, |part| self.count_pieces(part))
+            .into_iter()
+            .sum()
     }
 
     fn count_pieces(&self, text: &str) -> usize {
@@ -230,15 +223,9 @@ mod tests {
             "\t\ttabs",
             "\r",
         ];
-        let mut text = String::new();
-        let mut x: u64 = 3;
-        while text.len() < 40_000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            text.push_str(lines[(x >> 33) as usize % lines.len()]);
-            text.push('\n');
-        }
+        let lines: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let text = crate::testing::drawn(3, &lines, 40_000);
         for e in Encoding::ALL {
             let c = Counter::new(e);
             let whole = c.count_reference(&text);

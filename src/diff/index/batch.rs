@@ -166,20 +166,10 @@ impl Automaton {
             return self.read(text);
         }
         let size = text.len().div_ceil(pieces);
-        let marks: Vec<Vec<bool>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..pieces)
-                .map(|k| {
-                    let from = (k * size).saturating_sub(deepest);
-                    let to = ((k + 1) * size).min(text.len());
-                    let piece = &text[from..to];
-                    scope.spawn(move || self.read(piece))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
+        let pieces: Vec<std::ops::Range<usize>> = (0..pieces)
+            .map(|k| (k * size).saturating_sub(deepest)..((k + 1) * size).min(text.len()))
+            .collect();
+        let marks = crate::par::each(&pieces, |r| self.read(&text[r.clone()]));
         let mut all = vec![false; self.depth.len()];
         for m in marks {
             for (a, b) in all.iter_mut().zip(m) {
@@ -282,14 +272,7 @@ mod tests {
     #[test]
     fn a_text_read_in_pieces_marks_what_one_read_marks() {
         let words = ["alpha ", "beta ", "gamma ", "delta\n", "alphabet ", "bet "];
-        let mut text = Vec::new();
-        let mut x: u64 = 7;
-        while text.len() < 1 << 16 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            text.extend_from_slice(words[(x >> 33) as usize % words.len()].as_bytes());
-        }
+        let mut text = crate::testing::drawn(7, &words, 1 << 16).into_bytes();
         text.truncate(1 << 16);
         // A string found only across where each piece starts.
         let markers: Vec<Vec<u8>> = [2usize, 3, 7]

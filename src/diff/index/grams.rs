@@ -90,25 +90,15 @@ pub fn minimizers_in(text: &[u8], pieces: usize) -> Vec<u32> {
         return minimizers_of(text, 0);
     }
     let size = windows.div_ceil(pieces);
-    let runs: Vec<Vec<u32>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..pieces)
-            .map(|k| {
-                let from = (k * size).min(windows);
-                let to = ((k + 1) * size).min(windows);
-                let bytes = &text[from..(to + ANCHORED - 1).min(text.len())];
-                scope.spawn(move || {
-                    if from < to {
-                        minimizers_of(bytes, from)
-                    } else {
-                        Vec::new()
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+    let runs: Vec<std::ops::Range<usize>> = (0..pieces)
+        .map(|k| (k * size).min(windows)..((k + 1) * size).min(windows))
+        .filter(|r| !r.is_empty())
+        .collect();
+    let runs = crate::par::each(&runs, |r| {
+        minimizers_of(
+            &text[r.start..(r.end + ANCHORED - 1).min(text.len())],
+            r.start,
+        )
     });
     let mut kept: Vec<u32> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
     for run in runs {
@@ -160,16 +150,8 @@ mod tests {
 
     #[test]
     fn windows_read_in_pieces_select_what_one_read_selects() {
-        let mut text = Vec::new();
-        let mut x: u64 = 11;
-        while text.len() < 20_000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let word: &[u8] =
-                [&b"aaaa"[..], b"ab ", b"the lazy ", b"x", b"\n"][(x >> 35) as usize % 5];
-            text.extend_from_slice(word);
-        }
+        let words = ["aaaa", "ab ", "the lazy ", "x", "\n"];
+        let text = crate::testing::drawn(11, &words, 20_000).into_bytes();
         for len in [
             0,
             5,
