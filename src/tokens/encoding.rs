@@ -41,11 +41,17 @@ impl Encoding {
         }
     }
 
+    /// The fast backend's tokenizer; its embedded tables are paged out after the first load
+    /// (see `resident`).
     fn fast(self) -> &'static Tokenizer {
-        match self {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        }
+        static O200K: std::sync::Once = std::sync::Once::new();
+        static CL100K: std::sync::Once = std::sync::Once::new();
+        let (tokenizer, loaded) = match self {
+            Encoding::O200kBase => (bpe_openai::o200k_base(), &O200K),
+            Encoding::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
+        };
+        loaded.call_once(super::resident::release_embedded_tables);
+        tokenizer
     }
 }
 

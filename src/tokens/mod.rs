@@ -11,6 +11,7 @@ pub mod memo;
 pub mod overhead;
 mod recent;
 pub mod registry;
+mod resident;
 mod split;
 
 pub use encoding::{Counter, Encoding};
