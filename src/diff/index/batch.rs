@@ -47,15 +47,26 @@ pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
 }
 
 /// A trie of sorted distinct strings with failure links; each state's edges are a sorted run
-/// of `bytes`/`targets` (the root's, a table of 256).
+/// of `bytes`/`targets` (the root's, a table of 256). States are numbered in the order a walk
+/// of the sorted strings creates them, so a state's first child (least byte) is the next
+/// state: the step a read takes most often reads one `Node` only.
 struct Automaton {
     root: [u32; 256],
-    /// `edges[state]..edges[state + 1]` are the state's edges.
-    edges: Vec<u32>,
+    nodes: Vec<Node>,
     bytes: Vec<u8>,
     targets: Vec<u32>,
-    fail: Vec<u32>,
     depth: Vec<u32>,
+}
+
+/// What a read needs of one state, in one place.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    fail: u32,
+    /// The state's edges are `bytes`/`targets[start..start + count]`.
+    start: u32,
+    count: u16,
+    /// The byte of the first edge (to state + 1), when `count > 0`.
+    first: u8,
 }
 
 impl Automaton {
@@ -101,12 +112,23 @@ impl Automaton {
                 root[usize::from(b)] = t as u32;
             }
         }
+        let nodes = (0..states)
+            .map(|s| {
+                let (start, end) = (edges[s], edges[s + 1]);
+                Node {
+                    fail: ROOT,
+                    start,
+                    // At most 256 edges: one per byte.
+                    count: (end - start) as u16,
+                    first: bytes.get(start as usize).copied().unwrap_or(0),
+                }
+            })
+            .collect();
         let mut a = Automaton {
             root,
-            edges,
+            nodes,
             bytes,
             targets,
-            fail: vec![ROOT; states],
             depth,
         };
         for state in a.by_depth() {
@@ -114,35 +136,39 @@ impl Automaton {
             if parent == ROOT {
                 continue;
             }
-            let mut f = a.fail[parent as usize];
-            a.fail[state as usize] = loop {
+            let mut f = a.nodes[parent as usize].fail;
+            a.nodes[state as usize].fail = loop {
                 if let Some(t) = a.child(f, b) {
                     break t;
                 }
                 if f == ROOT {
                     break ROOT;
                 }
-                f = a.fail[f as usize];
+                f = a.nodes[f as usize].fail;
             };
         }
         a
     }
 
+    #[inline]
     fn child(&self, state: u32, b: u8) -> Option<u32> {
         if state == ROOT {
             let t = self.root[usize::from(b)];
             return (t != u32::MAX).then_some(t);
         }
-        let (from, to) = (
-            self.edges[state as usize] as usize,
-            self.edges[state as usize + 1] as usize,
-        );
-        let bytes = &self.bytes[from..to];
-        let i = if bytes.len() <= 8 {
-            bytes.iter().position(|&x| x == b)?
-        } else {
-            bytes.binary_search(&b).ok()?
-        };
+        let n = self.nodes[state as usize];
+        if n.count == 0 {
+            return None;
+        }
+        if n.first == b {
+            return Some(state + 1);
+        }
+        if n.count == 1 {
+            return None;
+        }
+        let from = n.start as usize + 1;
+        let to = n.start as usize + usize::from(n.count);
+        let i = memchr::memchr(b, &self.bytes[from..to])?;
         Some(self.targets[from + i])
     }
 
@@ -191,7 +217,7 @@ impl Automaton {
                 if state == ROOT {
                     break ROOT;
                 }
-                state = self.fail[state as usize];
+                state = self.nodes[state as usize].fail;
             };
             marked[state as usize] = true;
         }
@@ -203,7 +229,7 @@ impl Automaton {
     fn occurring(&self, mut marked: Vec<bool>) -> Vec<bool> {
         for &s in self.by_depth().iter().rev() {
             if marked[s as usize] {
-                marked[self.fail[s as usize] as usize] = true;
+                marked[self.nodes[s as usize].fail as usize] = true;
             }
         }
         marked
@@ -305,6 +331,20 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn a_state_s_first_child_is_the_next_state(strings in proptest::collection::vec("[abc]{0,10}", 0..30)) {
+            let mut sorted: Vec<&[u8]> = strings.iter().map(|s| s.as_bytes()).collect();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let a = Automaton::new(&sorted);
+            for (s, n) in a.nodes.iter().enumerate() {
+                if n.count > 0 {
+                    prop_assert_eq!(a.targets[n.start as usize] as usize, s + 1);
+                    prop_assert_eq!(a.bytes[n.start as usize], n.first);
+                }
+            }
+        }
+
         #[test]
         fn agrees_with_a_naive_search(text in "[abc]{0,80}", strings in proptest::collection::vec("[abcd]{0,12}", 0..12)) {
             let strings: Vec<&[u8]> = strings.iter().map(|s| s.as_bytes()).collect();
