@@ -29,6 +29,8 @@ const MAX_TEXT: usize = u32::MAX as usize - 1;
 const FEW: usize = 16;
 /// Distinct selected grams of a string looked up for one with few positions.
 const LOOKUPS: usize = 16;
+/// Positions of a repeated gram a string is compared at, whole, before it waits for the pass.
+const TRIES: usize = FEW;
 
 /// An index of one text.
 #[derive(Debug)]
@@ -119,9 +121,12 @@ impl TextIndex {
             return Err(b.len());
         }
         // The first window whose gram the text keeps at few positions: every occurrence of a
-        // prefix that holds the window is one of those positions.
-        let Some((window, at)) = self.first_rare(b) else {
-            return Err(b.len());
+        // prefix that holds the window is one of those positions. A string whose grams the
+        // text repeats everywhere is compared whole at a few positions of the rarest.
+        let (window, at) = match self.first_rare(b) {
+            Ok(rare) => rare,
+            Err(Some(at)) if self.found_whole_among(b, at) => return Ok(b.len()),
+            Err(_) => return Err(b.len()),
         };
         let reach = window + ANCHORED;
         let text = self.text.as_bytes();
@@ -160,24 +165,53 @@ impl TextIndex {
     }
 
     /// The first of the first `LOOKUPS` distinct grams the windows of `s` select whose bucket
-    /// holds at most `FEW` positions: the window that selects it first, and its offset.
-    fn first_rare(&self, s: &[u8]) -> Option<(usize, usize)> {
+    /// holds at most `FEW` positions: the window that selects it first, and its offset. Else
+    /// the offset of the one whose bucket holds the fewest (none when `s` holds no window).
+    fn first_rare(&self, s: &[u8]) -> Result<(usize, usize), Option<usize>> {
         let mut last = usize::MAX;
         let mut looked = 0;
         let mut found = None;
+        let mut fewest: Option<(usize, usize)> = None;
         each_window(s, |window, at| {
             if at == last {
                 return true;
             }
             last = at;
             self.spend(1);
-            if self.candidates(s, at).len() <= FEW {
+            let n = self.candidates(s, at).len();
+            if n <= FEW {
                 found = Some((window, at));
                 return false;
+            }
+            if fewest.is_none_or(|(_, m)| n < m) {
+                fewest = Some((at, n));
             }
             looked += 1;
             looked < LOOKUPS
         });
+        found.ok_or(fewest.map(|(at, _)| at))
+    }
+
+    /// Whether `s` occurs whole at one of the first `TRIES` positions where the text keeps
+    /// the gram at offset `at` of `s`: a line the text repeats is usually found at the first,
+    /// in a bounded number of comparisons rather than the pass over the whole text. `false`
+    /// says only that these positions do not hold it.
+    fn found_whole_among(&self, s: &[u8], at: usize) -> bool {
+        let text = self.text.as_bytes();
+        let gram = read_gram(s, at);
+        let tried = &self.candidates(s, at)[..];
+        let tried = &tried[..tried.len().min(TRIES)];
+        let mut compared = 0;
+        let found = tried
+            .iter()
+            .map(|&p| p as usize)
+            .filter(|&p| p >= at && read_gram(text, p) == gram)
+            .any(|p| {
+                let common = common_prefix(&text[p - at..], s);
+                compared += common + 1;
+                common == s.len()
+            });
+        self.spend(tried.len() + compared);
         found
     }
 
@@ -297,6 +331,26 @@ mod tests {
             assert!(ix.contains(l));
             assert!(!ix.contains(&format!("{l}!")));
         }
+    }
+
+    #[test]
+    fn a_line_the_text_repeats_everywhere_is_found_whole_without_the_pass() {
+        // Two lines over and over: every gram of either is kept at thousands of places.
+        let a = "    return serde_json::from_str(line).map_err(Error::Parse);";
+        let b = "    return serde_json::from_str(text).map_err(Error::Read);";
+        let text = format!("{a}\n{b}\n").repeat(2_000);
+        let ix = TextIndex::new(text.clone());
+        for line in [a, b] {
+            assert_eq!(ix.quick_prefix(line), Ok(line.len()), "{line}");
+        }
+        // Made of the same grams, found nowhere whole: the index cannot say at once.
+        let mixed = "    return serde_json::from_str(line).map_err(Error::Read);";
+        assert!(!text.contains(mixed));
+        assert_eq!(ix.quick_prefix(mixed), Err(mixed.len()));
+        assert_eq!(
+            ix.longest_prefix(mixed),
+            "    return serde_json::from_str(line).map_err(Error::".len()
+        );
     }
 
     fn text_and_queries() -> impl Strategy<Value = (String, Vec<String>)> {
