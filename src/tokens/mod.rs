@@ -11,7 +11,9 @@ pub mod memo;
 pub mod overhead;
 mod recent;
 pub mod registry;
+mod remember;
 mod resident;
+pub use remember::remembered;
 mod split;
 
 pub use encoding::{Counter, Encoding};

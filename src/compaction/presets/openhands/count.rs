@@ -25,8 +25,19 @@ const SAMPLES: usize = 16;
 /// Tokens litellm charges an image URL at `detail` auto.
 const IMAGE_TOKENS: usize = 85;
 
-/// litellm's count function for one string.
+/// litellm's count function for one string (remembered: a replay counts the same events at
+/// every compaction).
 pub fn lcount(counter: &Counter, text: &str) -> usize {
+    crate::tokens::remembered("litellm", counter.encoding(), text, || {
+        lcount_afresh(counter, text)
+    })
+}
+
+fn lcount_afresh(counter: &Counter, text: &str) -> usize {
+    if text.len() <= MAX_EXACT {
+        // At most as many characters as bytes.
+        return chunked_str(counter, text);
+    }
     let chars: Vec<char> = text.chars().collect();
     if chars.len() <= MAX_EXACT {
         return chunked(counter, &chars);
@@ -43,6 +54,25 @@ pub fn lcount(counter: &Counter, text: &str) -> usize {
     }
     let estimate = counted as f64 * chars.len() as f64 / sampled.max(1) as f64;
     estimate.round_ties_even() as usize
+}
+
+/// `chunked` of a whole string: its slices of `CHUNK` characters, without copying them.
+fn chunked_str(counter: &Counter, text: &str) -> usize {
+    let mut total = 0;
+    let mut from = 0;
+    let mut chars = 0;
+    for (at, _) in text.char_indices() {
+        if chars == CHUNK {
+            total += counter.count(&text[from..at]);
+            from = at;
+            chars = 0;
+        }
+        chars += 1;
+    }
+    if from < text.len() {
+        total += counter.count(&text[from..]);
+    }
+    total
 }
 
 fn chunked(counter: &Counter, chars: &[char]) -> usize {
@@ -220,4 +250,40 @@ fn tool_name(t: &Value) -> String {
         out.extend(c.to_lowercase());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_of_a_string_count_as_its_chunks_of_characters() {
+        let counter = Counter::new(crate::tokens::Encoding::O200kBase);
+        let words = [
+            "héllo ",
+            "wörld\n",
+            "日本語 ",
+            "🎉",
+            "x",
+            "  ",
+            "fn main() {}\n",
+        ];
+        for len in [0, 1, 1023, 1024, 1025, 2048, 5000] {
+            let text: String = crate::testing::drawn(len as u64, &words, len * 3)
+                .chars()
+                .take(len)
+                .collect();
+            let chars: Vec<char> = text.chars().collect();
+            assert_eq!(
+                chunked_str(&counter, &text),
+                chunked(&counter, &chars),
+                "{len} characters"
+            );
+        }
+        // Two-byte characters: a chunk ends at character 1,024, byte 2,048.
+        let text = "é".repeat(1500);
+        let chars: Vec<char> = text.chars().collect();
+        assert_eq!(chunked_str(&counter, &text), chunked(&counter, &chars));
+        assert_eq!(lcount(&counter, &text), chunked_str(&counter, &text));
+    }
 }
