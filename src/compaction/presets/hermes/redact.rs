@@ -164,6 +164,28 @@ fn sub(re: &Regex, text: &str, f: impl Fn(&Captures<'_, str>) -> String) -> Stri
         .into_owned()
 }
 
+/// `sub` of each line of `text` that `gate` lets through, the other lines copied: the same
+/// as `sub` of the whole text for a pattern no match of which holds a line break (no `\s` and
+/// no `.` that could match one), whose `^`/`$` are of lines or of the text and whose look-arounds
+/// peek at a character of the same line or at the break, when every line it matches in passes
+/// `gate`. The backtracking engine then reads only the lines that hold the pattern's core.
+fn sub_lines(
+    re: &Regex,
+    text: &str,
+    gate: impl Fn(&str) -> bool,
+    f: impl Fn(&Captures<'_, str>) -> String,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if gate(line) {
+            out.push_str(&sub(re, line, &f));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// `redact_sensitive_text(text)`.
 pub fn redact(text: &str) -> String {
     let Some(p) = patterns() else {
@@ -189,8 +211,9 @@ pub fn redact(text: &str) -> String {
             t = sub(&p.env_assign, &t, redact_env);
         }
         if !t.contains("://") && p.gates.cfg_names.is_match(&t) {
-            t = sub(&p.cfg_dotted, &t, redact_env);
-            t = sub(&p.cfg_anchored, &t, redact_env);
+            let gate = |line: &str| line.contains('=') && p.gates.cfg_names.is_match(line);
+            t = sub_lines(&p.cfg_dotted, &t, gate, redact_env);
+            t = sub_lines(&p.cfg_anchored, &t, gate, redact_env);
         }
     }
     if t.contains(':') && t.contains('"') {
@@ -203,7 +226,8 @@ pub fn redact(text: &str) -> String {
         });
     }
     if t.contains(':') && !t.contains("://") && p.gates.yaml_names.is_match(&t) {
-        t = sub(&p.yaml, &t, |c| {
+        let gate = |line: &str| line.contains(':') && p.gates.yaml_names.is_match(line);
+        t = sub_lines(&p.yaml, &t, gate, |c| {
             let value = group(c, 3);
             if p.env_lookup.is_match(value).unwrap_or(false) {
                 return group(c, 0).to_string();
@@ -319,5 +343,33 @@ mod tests {
             "export STRIPE_API_KEY=***"
         );
         assert_eq!(redact("no secrets here"), "no secrets here");
+    }
+
+    proptest::proptest! {
+        /// Line by line, each line that holds the pattern's core: what the whole text gives.
+        #[test]
+        fn line_patterns_replaced_line_by_line_as_in_the_whole_text(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "api.token", "my.secret.x", "Auth", "password", "export ", "  ", "\t", "\n",
+                "=", ":", ": ", "'", "\"", "&", "val", "x.y", "-", "_key", "é", "\r\n", "'v'",
+            ]), 0..40)
+        ) {
+            let p = patterns().expect("patterns");
+            let text: String = pieces.concat();
+            let mask = |c: &Captures<'_, str>| format!("<{}>", group(c, 1));
+            let cfg = |line: &str| line.contains('=') && p.gates.cfg_names.is_match(line);
+            let yaml = |line: &str| line.contains(':') && p.gates.yaml_names.is_match(line);
+            for (re, gate) in [
+                (&p.cfg_dotted, &cfg as &dyn Fn(&str) -> bool),
+                (&p.cfg_anchored, &cfg),
+                (&p.yaml, &yaml),
+            ] {
+                proptest::prop_assert_eq!(
+                    sub_lines(re, &text, gate, mask),
+                    sub(re, &text, mask),
+                    "{:?} in {:?}", re.as_str(), text
+                );
+            }
+        }
     }
 }
