@@ -6,9 +6,9 @@
 //! Two backends give the same counts: `bpe-openai` (the fast one, linear on hostile input such as
 //! megabytes of one character) counts everything; `tiktoken-rs` stays as the reference that tests
 //! and benches compare it against ([`Counter::count_reference`]). Short pre-tokens recur (words,
-//! punctuation, indentation), so each thread keeps their counts in a bounded cache; a large text
-//! counted a moment ago is found again by its hash (`recent`), and one not seen is counted on
-//! every core.
+//! punctuation, indentation), so each thread keeps their counts in a bounded cache. A long text is
+//! cut into parts by its content (`parts`); a part counted before, in this text or another, is
+//! found again by its hash (`remember`), and the others are counted on every core.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -75,30 +75,10 @@ impl FromStr for Encoding {
     }
 }
 
-/// Bytes of text per thread, at least, when one large text is counted on several.
+/// Texts from this many bytes up are counted in parts, each remembered.
+const LONG: usize = 64 << 10;
+/// Bytes of text, at least, before its parts are counted on several threads.
 const PARALLEL_MIN: usize = 1 << 20;
-
-/// `text` in up to `parts` parts of about equal size, each cut just before an ASCII letter that
-/// starts a line.
-fn cut_at_lines(text: &str, parts: usize) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut from = 0;
-    for k in 1..parts.max(1) {
-        let target = (b.len() * k / parts).max(from + 1);
-        let cut = b
-            .get(target..)
-            .unwrap_or_default()
-            .windows(2)
-            .position(|w| w[0] == b'\n' && w[1].is_ascii_alphabetic())
-            .map(|i| target + i + 1);
-        let Some(cut) = cut else { break };
-        out.push(&text[from..cut]);
-        from = cut;
-    }
-    out.push(&text[from..]);
-    out
-}
 
 /// Pre-tokens up to this many bytes have their counts cached.
 const PIECE_MAX: usize = 24;
@@ -143,35 +123,21 @@ impl Counter {
         if text.is_empty() {
             return 0;
         }
-        if text.len() < super::recent::LARGE {
+        if text.len() < LONG {
             return self.count_pieces(text);
         }
-        let key = super::recent::key(self.encoding, text);
-        if let Some(n) = super::recent::get(key) {
-            return n;
-        }
-        let n = self.count_large(text);
-        super::recent::put(key, n);
-        n
+        self.count_parts(&super::parts::content_parts(text), text.len())
     }
 
-    /// A large text counted on every core: cut where a line starts with an ASCII letter. No
-    /// pre-token spans such a place under either encoding (a newline ends every pattern that
-    /// holds one, and no letter pattern starts with one), and each pre-token is counted alone,
-    /// so the parts' counts add up to the whole's.
-    fn count_large(&self, text: &str) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        self.count_in_parts(text, cores.min(8).min(text.len() / PARALLEL_MIN))
-    }
-
-    fn count_in_parts(&self, text: &str, parts: usize) -> usize {
-        let parts = cut_at_lines(text, parts);
-        if parts.len() < 2 {
-            return self.count_pieces(text);
+    /// The sum of the counts of `parts` (of a text of `bytes`), each part known before taken
+    /// from `remember`, the others counted on every core for a text of a megabyte or more.
+    fn count_parts(&self, parts: &[&str], bytes: usize) -> usize {
+        let one =
+            |part: &&str| super::remembered("bpe", self.encoding, part, || self.count_pieces(part));
+        if bytes < PARALLEL_MIN || parts.len() < 2 {
+            return parts.iter().map(one).sum();
         }
-        crate::par::each(&parts, |part| self.count_pieces(part))
-            .into_iter()
-            .sum()
+        crate::par::map(parts, 1, one, |_| {}).into_iter().sum()
     }
 
     fn count_pieces(&self, text: &str) -> usize {
@@ -214,7 +180,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_text_counted_in_parts_cut_at_lines_counts_as_a_whole() {
+    fn a_long_text_counted_in_parts_counts_as_a_whole() {
         let lines = [
             "plain words here",
             "  indented   code(x, y);",
@@ -231,14 +197,31 @@ mod tests {
         ];
         let lines: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        // Cut at every place a cut can go: the parts' counts add up to the whole's.
         let text = crate::testing::drawn(3, &lines, 40_000);
+        let parts = super::super::parts::cut_everywhere(&text, 16);
+        assert!(parts.len() > 100, "{} parts", parts.len());
         for e in Encoding::ALL {
             let c = Counter::new(e);
-            let whole = c.count_reference(&text);
-            assert_eq!(c.count_pieces(&text), whole);
-            for parts in [2, 3, 8, 64] {
-                assert!(cut_at_lines(&text, parts).len() > 1);
-                assert_eq!(c.count_in_parts(&text, parts), whole, "{e}, {parts} parts");
+            let sum: usize = parts.iter().map(|p| c.count_pieces(p)).sum();
+            assert_eq!(sum, c.count_reference(&text), "{e}");
+        }
+        for (seed, bytes) in [(3, 100_000), (4, 1_500_000)] {
+            // Numbered, so that the places a cut can go look different.
+            let text: String = crate::testing::drawn(seed, &lines, bytes)
+                .split_inclusive('\n')
+                .enumerate()
+                .map(|(i, l)| format!("{} {i}\n", l.trim_end_matches('\n')))
+                .collect();
+            let parts = super::super::parts::content_parts(&text);
+            assert!(parts.len() > 2, "{} parts", parts.len());
+            for e in Encoding::ALL {
+                let c = Counter::new(e);
+                let whole = c.count_reference(&text);
+                assert_eq!(c.count_pieces(&text), whole);
+                assert_eq!(c.count(&text), whole, "{e}, {bytes} bytes");
+                // Again, from the remembered parts.
+                assert_eq!(c.count(&text), whole, "{e}, {bytes} bytes, remembered");
             }
         }
     }

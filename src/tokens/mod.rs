@@ -9,7 +9,7 @@ pub mod bound;
 pub mod encoding;
 pub mod memo;
 pub mod overhead;
-mod recent;
+mod parts;
 pub mod registry;
 mod remember;
 mod resident;
