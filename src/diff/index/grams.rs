@@ -122,9 +122,68 @@ fn minimizers_of(s: &[u8], offset: usize) -> Vec<u32> {
     kept
 }
 
+/// Bits of bucket sorted by the second pass of `bucketed` at most: its counters stay in cache.
+const FINE_MAX: u32 = 16;
+
 /// `kept` grouped by bucket (a counting sort, ascending within each): the positions and each
-/// bucket's start, `1 << bits` buckets and one past the end.
+/// bucket's start, `1 << bits` buckets and one past the end. Millions of buckets are sorted in
+/// two stable passes — by the top bits, then within each of those by the rest — so that no pass
+/// scatters into more places than the cache holds.
 pub fn bucketed(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) {
+    if bits <= FINE_MAX {
+        return bucketed_once(text, kept, bits);
+    }
+    let of = |p: u32| bucket_of(rank(read_gram(text, p as usize)), bits);
+    let fine = FINE_MAX.min(bits - 8);
+    let coarse = 1usize << (bits - fine);
+    let fine_mask = (1usize << fine) - 1;
+    // First pass: by the top bits, each position with the rest of its bucket.
+    let mut coarse_starts = vec![0usize; coarse + 1];
+    for &p in &kept {
+        coarse_starts[(of(p) >> fine) + 1] += 1;
+    }
+    for c in 0..coarse {
+        coarse_starts[c + 1] += coarse_starts[c];
+    }
+    let mut fill = coarse_starts.clone();
+    let mut by_coarse = vec![0u32; kept.len()];
+    let mut rest = vec![0u16; kept.len()];
+    for &p in &kept {
+        let b = of(p);
+        let at = &mut fill[b >> fine];
+        by_coarse[*at] = p;
+        rest[*at] = (b & fine_mask) as u16;
+        *at += 1;
+    }
+    // Second pass: each coarse run by the rest, into the first pass's input.
+    let mut positions = kept;
+    let mut starts = vec![0u32; (1usize << bits) + 1];
+    let mut counts = vec![0u32; 1 << fine];
+    for c in 0..coarse {
+        let run = coarse_starts[c]..coarse_starts[c + 1];
+        counts.fill(0);
+        for &r in &rest[run.clone()] {
+            counts[usize::from(r)] += 1;
+        }
+        let mut at = run.start as u32;
+        for (f, n) in counts.iter_mut().enumerate() {
+            starts[(c << fine) + f] = at;
+            let here = *n;
+            *n = at;
+            at += here;
+        }
+        for i in run {
+            let slot = &mut counts[usize::from(rest[i])];
+            positions[*slot as usize] = by_coarse[i];
+            *slot += 1;
+        }
+    }
+    starts[1usize << bits] = positions.len() as u32;
+    (positions, starts)
+}
+
+/// `bucketed` in one pass.
+fn bucketed_once(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) {
     let buckets = 1usize << bits;
     let of = |p: u32| bucket_of(rank(read_gram(text, p as usize)), bits);
     let mut starts = vec![0u32; buckets + 1];
@@ -147,6 +206,20 @@ pub fn bucketed(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_passes_group_as_one_does() {
+        let words = ["aaaa", "ab ", "the lazy ", "x", "\n", "0123456789", "é"];
+        let text = crate::testing::drawn(13, &words, 400_000).into_bytes();
+        let kept = minimizers(&text);
+        for bits in [FINE_MAX + 1, FINE_MAX + 3, 24] {
+            assert_eq!(
+                bucketed(&text, kept.clone(), bits),
+                bucketed_once(&text, kept.clone(), bits),
+                "{bits} bits"
+            );
+        }
+    }
 
     #[test]
     fn windows_read_in_pieces_select_what_one_read_selects() {
