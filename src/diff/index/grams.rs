@@ -5,8 +5,6 @@
 //!
 //! Owns: those computations. Must not: answer queries (the index does).
 
-use std::collections::VecDeque;
-
 /// Bytes of a gram.
 pub const GRAM: usize = 8;
 /// Consecutive grams a window spans.
@@ -54,24 +52,26 @@ pub fn each_window(s: &[u8], mut each: impl FnMut(usize, usize) -> bool) {
     if s.len() < ANCHORED {
         return;
     }
-    // Offsets of the current window by increasing rank: the front is its minimum.
-    let mut deque: VecDeque<(u64, usize)> = VecDeque::with_capacity(WINDOW + 1);
+    // The window's ranks by offset modulo WINDOW, and its minimum (leftmost among equals). A
+    // new gram of lower rank takes over; when the minimum leaves the window, the window's ranks
+    // are read again (about once per two windows, since one gram in WINDOW + 1 is selected).
+    let mut ring = [0u64; WINDOW];
+    let (mut least, mut at) = (u64::MAX, 0usize);
     for i in 0..=s.len() - GRAM {
         let r = rank(read_gram(s, i));
-        while deque.back().is_some_and(|&(rj, _)| rj > r) {
-            deque.pop_back();
-        }
-        deque.push_back((r, i));
-        if i + 1 >= WINDOW {
-            let start = i + 1 - WINDOW;
-            while deque.front().is_some_and(|&(_, j)| j < start) {
-                deque.pop_front();
-            }
-            if let Some(&(_, j)) = deque.front() {
-                if !each(start, j) {
-                    return;
+        ring[i % WINDOW] = r;
+        if i >= WINDOW && at + WINDOW <= i {
+            least = u64::MAX;
+            for j in i + 1 - WINDOW..=i {
+                if ring[j % WINDOW] < least {
+                    (least, at) = (ring[j % WINDOW], j);
                 }
             }
+        } else if r < least {
+            (least, at) = (r, i);
+        }
+        if i + 1 >= WINDOW && !each(i + 1 - WINDOW, at) {
+            return;
         }
     }
 }
@@ -206,6 +206,33 @@ fn bucketed_once(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_window_selects_its_least_rank_leftmost_among_equals() {
+        let words = [
+            "aaaaaaaaaaaa",
+            "ab ",
+            "the lazy ",
+            "x",
+            "\n",
+            "abababababab",
+        ];
+        let text = crate::testing::drawn(17, &words, 5_000).into_bytes();
+        let mut got = Vec::new();
+        each_window(&text, |w, at| {
+            got.push((w, at));
+            true
+        });
+        let want: Vec<(usize, usize)> = (0..=text.len() - ANCHORED)
+            .map(|w| {
+                let at = (w..w + WINDOW)
+                    .min_by_key(|&j| (rank(read_gram(&text, j)), j))
+                    .unwrap_or(w);
+                (w, at)
+            })
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn two_passes_group_as_one_does() {
