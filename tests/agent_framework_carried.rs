@@ -91,6 +91,18 @@ fn both(
     let summary = Some("the earlier turns, summarized");
     let ac = p.compacted(&carried, &pc, summary);
     let af = p.compacted(&full, &pf, summary);
+    let (lc, lf) = (ac.history.as_array(), af.history.as_array());
+    let (lc, lf) = (
+        lc.map_or(&[][..], Vec::as_slice),
+        lf.map_or(&[][..], Vec::as_slice),
+    );
+    assert_eq!(lc.len(), lf.len(), "{what}: compacted list length");
+    if let Some(i) = (0..lc.len()).find(|&i| lc[i] != lf[i]) {
+        panic!(
+            "{what}: compacted list differs at {i}: {} vs {}",
+            lc[i], lf[i]
+        );
+    }
     assert_eq!(ac.history, af.history, "{what}: compacted list");
     assert_eq!(
         format!("{:?}", ac.session.messages),
