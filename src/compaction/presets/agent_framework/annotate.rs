@@ -149,11 +149,11 @@ fn write_annotation(
 
 /// `_ordered_group_ids_from_annotations`.
 pub fn ordered_group_ids(msgs: &[AfMsg]) -> Vec<String> {
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for m in msgs {
         if let Some(id) = group_id(m) {
-            if seen.insert(id.to_string()) {
+            if seen.insert(id) {
                 out.push(id.to_string());
             }
         }
@@ -305,12 +305,17 @@ pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
         kinds: HashMap::new(),
         starts: HashMap::new(),
     };
+    // A valid annotation has both an id and a kind: the three maps gain a group together,
+    // at its first member.
     for (i, m) in msgs.iter().enumerate() {
-        let Some(id) = group_id(m) else { continue };
-        g.members.entry(id.to_string()).or_default().push(i);
-        g.starts.entry(id.to_string()).or_insert(i);
-        if let Some(k) = group_kind(m) {
-            g.kinds.entry(id.to_string()).or_insert(k);
+        let Some(a) = valid(m) else { continue };
+        match g.members.get_mut(a.id) {
+            Some(members) => members.push(i),
+            None => {
+                g.members.insert(a.id.to_string(), vec![i]);
+                g.starts.insert(a.id.to_string(), i);
+                g.kinds.insert(a.id.to_string(), a.kind);
+            }
         }
     }
     g

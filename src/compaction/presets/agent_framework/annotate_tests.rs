@@ -54,7 +54,14 @@ impl Lcg {
 fn message(rng: &mut Lcg) -> AfMsg {
     let mut a = Map::new();
     let fields: [(&str, Vec<Value>); 6] = [
-        ("id", vec![json!("group_m1"), json!(4), Value::Null]),
+        (
+            "id",
+            vec![
+                json!(format!("group_m{}", rng.below(4))),
+                json!(4),
+                Value::Null,
+            ],
+        ),
         (
             "kind",
             vec![json!("user"), json!("tool_call"), json!("other"), json!(1)],
@@ -159,5 +166,43 @@ fn an_estimate_kept_with_shared_contents_equals_a_fresh_one() {
             assert_eq!(count_message(&copy, v), fresh(&copy));
             assert_eq!(count_message(&m, v), fresh(&m));
         }
+    }
+}
+
+/// The group maps as built before: each map filled on its own, an id copied for each.
+fn group_maps_oracle(msgs: &[AfMsg]) -> GroupMaps {
+    let mut g = GroupMaps {
+        members: HashMap::new(),
+        kinds: HashMap::new(),
+        starts: HashMap::new(),
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(id) = group_id(m) else { continue };
+        g.members.entry(id.to_string()).or_default().push(i);
+        g.starts.entry(id.to_string()).or_insert(i);
+        if let Some(k) = group_kind(m) {
+            g.kinds.entry(id.to_string()).or_insert(k);
+        }
+    }
+    g
+}
+
+#[test]
+fn group_maps_and_order_equal_the_map_by_map_build() {
+    let mut rng = Lcg(29);
+    for _ in 0..300 {
+        let msgs: Vec<AfMsg> = (0..rng.below(40)).map(|_| message(&mut rng)).collect();
+        let (new, old) = (group_maps(&msgs), group_maps_oracle(&msgs));
+        assert_eq!(new.members, old.members);
+        assert_eq!(new.kinds, old.kinds);
+        assert_eq!(new.starts, old.starts);
+        let mut seen = std::collections::HashSet::new();
+        let order: Vec<String> = msgs
+            .iter()
+            .filter_map(group_id)
+            .filter(|id| seen.insert(id.to_string()))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(ordered_group_ids(&msgs), order);
     }
 }
