@@ -54,6 +54,7 @@ fn sets(preset: &str) -> Vec<Vec<&'static str>> {
         ],
         "agent-framework-truncation" => vec![
             vec!["max_n=30", "compact_to=10"],
+            vec!["max_n=200", "compact_to=100"],
             vec![
                 "max_n=3000",
                 "compact_to=1500",
@@ -61,13 +62,11 @@ fn sets(preset: &str) -> Vec<Vec<&'static str>> {
             ],
         ],
         "agent-framework-token-budget" => vec![vec!["token_budget=3000"]],
-        "agent-framework-sliding" => vec![vec!["keep_last_groups=3"]],
-        "agent-framework-context-window" => {
-            vec![vec![
-                "max_context_window_tokens=12000",
-                "max_output_tokens=1000",
-            ]]
-        }
+        "agent-framework-sliding" => vec![vec!["keep_last_groups=3"], vec!["keep_last_groups=20"]],
+        "agent-framework-context-window" => vec![
+            vec!["max_context_window_tokens=12000", "max_output_tokens=1000"],
+            vec!["max_context_window_tokens=16000", "max_output_tokens=4096"],
+        ],
         _ => vec![vec![]],
     }
 }
@@ -322,4 +321,31 @@ fn quick_replay_equals_planning_every_check_on_the_samples() {
         }
     }
     assert!(checked >= 1);
+}
+
+/// Every Agent Framework preset compacts several times on a generated session under one of
+/// its settings above at least, so the comparison covers what a compaction carries to the next.
+#[test]
+fn agent_framework_presets_fire_several_times_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), write::Shape::ClaudeCode, 120_000, 3);
+    let a = analyse(&path).unwrap();
+    for p in preset::all()
+        .into_iter()
+        .filter(|p| p.name().starts_with("agent-framework"))
+    {
+        let counts: Vec<usize> = sets(p.name())
+            .iter()
+            .map(|sets| {
+                let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+                let r = replay::replay(&a, p, &sets, &replay::Options::default()).unwrap();
+                r.compactions.len()
+            })
+            .collect();
+        assert!(
+            counts.iter().any(|&n| n >= 3),
+            "{}: {counts:?} compactions",
+            p.name()
+        );
+    }
 }

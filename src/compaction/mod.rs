@@ -10,6 +10,7 @@ pub mod digest;
 pub mod findings;
 pub mod groups;
 pub mod outcome;
+pub mod parsed;
 pub mod plan;
 pub mod preset;
 pub mod presets;

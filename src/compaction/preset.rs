@@ -27,6 +27,8 @@ pub struct PlanInput<'a> {
     pub model: Option<&'a str>,
     /// The session's last timestamp, for prompts that embed a date.
     pub now: Option<&'a str>,
+    /// Records parsed by earlier plans of the same replay (`None`: parse every record).
+    pub parsed: Option<&'a crate::compaction::parsed::Parsed>,
 }
 
 impl<'a> PlanInput<'a> {
@@ -46,6 +48,7 @@ impl<'a> PlanInput<'a> {
                 .iter()
                 .rev()
                 .find_map(|m| m.timestamp.as_deref()),
+            parsed: None,
         }
     }
 

@@ -15,10 +15,14 @@
 
 use crate::analysis::{Analysis, WindowSource};
 use crate::compaction::after::After;
+use crate::compaction::parsed::Parsed;
 use crate::compaction::preset::PlanInput;
 use crate::compaction::{group_messages, Grouping};
 use crate::session::{Message, Session, Usage};
+use crate::tokens::memo::{message_key, Key};
 use crate::tokens::{message_tokens, overhead, Counts, MessageCount};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 pub struct History {
     pub session: Session,
@@ -38,11 +42,17 @@ pub struct History {
     next_record: usize,
     /// With an own buffer: the first byte of the source not yet copied into it.
     copied: Option<usize>,
+    /// Records parsed by the plans of this history and of the ones it was compacted from,
+    /// and whether plans read through them and counts are carried across a compaction
+    /// (`None`: every plan parses and every compaction counts afresh, the slow path the
+    /// differential tests hold the quick one to).
+    parsed: Option<Arc<Parsed>>,
 }
 
 impl History {
-    /// An empty history with the session's metadata (no messages, no marks, no records).
-    pub fn new(a: &Analysis) -> History {
+    /// An empty history with the session's metadata (no messages, no marks, no records);
+    /// `reuse`: plans read records parsed before, compactions carry counts (see `parsed`).
+    pub fn new(a: &Analysis, reuse: bool) -> History {
         let s = &a.session;
         let mut session = Session::new(s.format, s.source.path.clone(), s.buffer.clone());
         session.source = s.source.clone();
@@ -62,6 +72,7 @@ impl History {
             own_buffer: false,
             next_record: 0,
             copied: None,
+            parsed: reuse.then(|| Arc::new(Parsed::new())),
         }
     }
 
@@ -201,6 +212,7 @@ impl History {
                 .stamped
                 .and_then(|i| self.session.messages.get(i))
                 .and_then(|m| m.timestamp.as_deref()),
+            parsed: self.parsed.as_deref(),
         }
     }
 
@@ -235,7 +247,15 @@ impl History {
         let past = records.last().map_or(0, |r| r + 1);
         session.source.records = records.len();
         session.source.record_indices = records;
-        let counts: Vec<MessageCount> = session.messages.iter().map(|m| count(a, m)).collect();
+        if let Some(p) = &self.parsed {
+            p.renew();
+        }
+        let known = self.known_tokens(a);
+        let counts: Vec<MessageCount> = session
+            .messages
+            .iter()
+            .map(|m| count_known(a, m, &known))
+            .collect();
         let total = counts.iter().map(MessageCount::total).sum();
         let stamped = session.messages.iter().rposition(|m| m.timestamp.is_some());
         // A history spliced from the file's own messages (the generic `After`) still points
@@ -251,7 +271,25 @@ impl History {
             own_buffer,
             next_record: next_source,
             copied: None,
+            parsed: self.parsed.clone(),
         }
+    }
+}
+
+impl History {
+    /// The exact text tokens of this history's messages by content key: a message the
+    /// framework kept as it was is found here instead of being counted again.
+    fn known_tokens(&self, a: &Analysis) -> HashMap<Key, usize> {
+        if self.parsed.is_none() {
+            return HashMap::new();
+        }
+        let encoding = a.counter.encoding();
+        self.session
+            .messages
+            .iter()
+            .zip(&self.counts.messages)
+            .filter_map(|(m, c)| Some((message_key(m, encoding)?, c.tokens)))
+            .collect()
     }
 }
 
@@ -262,9 +300,14 @@ static NO_GROUPS: Grouping = Grouping {
     duplicates: Vec::new(),
 };
 
-fn count(a: &Analysis, m: &Message) -> MessageCount {
+/// `m`'s count, its text tokens taken from `known` when a message with the same texts was
+/// counted before (equal keys: the same texts under the same encoding).
+fn count_known(a: &Analysis, m: &Message, known: &HashMap<Key, usize>) -> MessageCount {
+    let tokens = message_key(m, a.counter.encoding())
+        .and_then(|k| known.get(&k).copied())
+        .unwrap_or_else(|| message_tokens(m, &a.counter));
     MessageCount {
-        tokens: message_tokens(m, &a.counter),
+        tokens,
         overhead: overhead::message_overhead(m, a.info.images),
     }
 }
@@ -300,7 +343,7 @@ mod tests {
     #[test]
     fn carried_counts_equal_a_fresh_count_of_the_compacted_history() {
         let a = demo();
-        let mut h = History::new(&a);
+        let mut h = History::new(&a, true);
         let n = a.session.messages.len();
         h.append(&a, 0, n / 2);
         h.append(&a, n / 2, n);
@@ -333,7 +376,7 @@ mod tests {
     fn messages_appended_after_a_compaction_come_after_its_records_with_their_raw_records() {
         let a = demo();
         let n = a.session.messages.len();
-        let mut h = History::new(&a);
+        let mut h = History::new(&a, true);
         h.append(&a, 0, n / 2);
         let p = preset::find("custom").unwrap();
         let sets = ["trigger_tokens=1".to_string(), "keep_last=2".to_string()];
@@ -362,7 +405,7 @@ mod tests {
     #[test]
     fn recorded_usage_is_replaced_by_the_replay_s_own_count() {
         let a = demo();
-        let mut h = History::new(&a);
+        let mut h = History::new(&a, true);
         h.append(&a, 0, a.session.messages.len());
         let mut before = 0u64;
         for (m, c) in h.session.messages.iter().zip(&h.counts.messages) {

@@ -18,8 +18,11 @@
 //! Most checks do not fire: a check first asks the preset's quiet trigger
 //! (`Preset::quiet_trigger`), which answers from per-message numbers kept across checks
 //! (`quiet::Memo`, renewed with the history at each compaction), and the full plan runs only
-//! when that cannot say the trigger stays quiet. `replay_planning_every_check` plans at every
-//! check instead: the slow path the quick one must agree with, kept for the tests. The
+//! when that cannot say the trigger stays quiet. The history also keeps the raw records its
+//! plans parsed (`compaction::parsed`) and, across a compaction, the exact counts of the
+//! messages the framework kept as they were. `replay_planning_every_check` plans at every
+//! check, parsing every record and counting every compacted history afresh: the slow path the
+//! quick one must agree with, kept for the tests. The
 //! figures of a compaction that nothing later depends on (what its summarizer input holds of
 //! the range, the facts its summary loses) are computed on a second thread (`deferred`).
 
@@ -109,7 +112,7 @@ fn replay_with(
         options,
         base: base.clone(),
         settings: (usize::MAX, base.clone()),
-        history: History::new(a),
+        history: History::new(a, quick),
         memo: quick.then(Memo::new),
         done: Vec::new(),
     };

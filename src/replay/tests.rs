@@ -21,7 +21,7 @@ fn demo() -> Analysis {
 fn quiet_answers(a: &Analysis, p: &dyn Preset, sets: &[&str]) -> usize {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let settings = Settings::resolve(p.name(), p.params(), &sets).unwrap();
-    let mut history = History::new(a);
+    let mut history = History::new(a, true);
     let mut memo = Memo::new();
     let mut fed = 0;
     let mut answered = 0;

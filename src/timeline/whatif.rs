@@ -200,6 +200,7 @@ impl Prefix {
                 .iter()
                 .rev()
                 .find_map(|m| m.timestamp.as_deref()),
+            parsed: None,
         };
         preset.plan(&input, settings)
     }

@@ -23,34 +23,53 @@ fn is_int(v: &Value) -> bool {
     v.as_i64().is_some() || v.as_u64().is_some()
 }
 
+/// The fields `_read_group_annotation` checks, read in one pass over the annotation.
+struct Read<'a> {
+    map: &'a Map<String, Value>,
+    id: &'a str,
+    kind: GroupKind,
+    index: &'a Value,
+    token_count: Option<&'a Value>,
+}
+
 /// `_read_group_annotation`: the annotation if well-formed.
-fn valid(m: &AfMsg) -> Option<&Map<String, Value>> {
-    let a = raw(m)?;
-    if a.get("token_count")
-        .is_some_and(|t| !t.is_null() && !is_int(t))
-    {
+fn valid(m: &AfMsg) -> Option<Read<'_>> {
+    let map = raw(m)?;
+    let (mut id, mut kind, mut index, mut reasoning, mut token_count) =
+        (None, None, None, None, None);
+    for (k, v) in map {
+        match k.as_str() {
+            "id" => id = Some(v),
+            "kind" => kind = Some(v),
+            "index" => index = Some(v),
+            "has_reasoning" => reasoning = Some(v),
+            "token_count" => token_count = Some(v),
+            _ => {}
+        }
+    }
+    if token_count.is_some_and(|t| !t.is_null() && !is_int(t)) {
         return None;
     }
-    let ok = a.get("id").is_some_and(Value::is_string)
-        && a.get("kind")
-            .and_then(Value::as_str)
-            .and_then(GroupKind::parse)
-            .is_some()
-        && a.get("index").is_some_and(is_int)
-        && a.get("has_reasoning").is_some_and(Value::is_boolean);
-    ok.then_some(a)
+    reasoning.filter(|r| r.is_boolean())?;
+    Some(Read {
+        map,
+        id: id?.as_str()?,
+        kind: GroupKind::parse(kind?.as_str()?)?,
+        index: index.filter(|i| is_int(i))?,
+        token_count,
+    })
 }
 
 pub fn group_id(m: &AfMsg) -> Option<&str> {
-    valid(m)?.get("id")?.as_str()
+    Some(valid(m)?.id)
 }
 
 pub fn group_kind(m: &AfMsg) -> Option<GroupKind> {
-    GroupKind::parse(valid(m)?.get("kind")?.as_str()?)
+    Some(valid(m)?.kind)
 }
 
 fn group_index(m: &AfMsg) -> Option<i64> {
-    valid(m)?.get("index")?.as_i64()
+    valid(m)?.index.as_i64()
 }
 
 fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
@@ -60,10 +79,10 @@ fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
 /// `_token_count`: the cached estimate, if current.
 pub fn token_count(m: &AfMsg, v: Version) -> Option<i64> {
     let a = valid(m)?;
-    if !basis_current(a, v) {
+    if !basis_current(a.map, v) {
         return None;
     }
-    a.get("token_count")?.as_i64()
+    a.token_count?.as_i64()
 }
 
 fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
@@ -130,11 +149,11 @@ fn write_annotation(
 
 /// `_ordered_group_ids_from_annotations`.
 pub fn ordered_group_ids(msgs: &[AfMsg]) -> Vec<String> {
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for m in msgs {
         if let Some(id) = group_id(m) {
-            if seen.insert(id.to_string()) {
+            if seen.insert(id) {
                 out.push(id.to_string());
             }
         }
@@ -286,12 +305,17 @@ pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
         kinds: HashMap::new(),
         starts: HashMap::new(),
     };
+    // A valid annotation has both an id and a kind: the three maps gain a group together,
+    // at its first member.
     for (i, m) in msgs.iter().enumerate() {
-        let Some(id) = group_id(m) else { continue };
-        g.members.entry(id.to_string()).or_default().push(i);
-        g.starts.entry(id.to_string()).or_insert(i);
-        if let Some(k) = group_kind(m) {
-            g.kinds.entry(id.to_string()).or_insert(k);
+        let Some(a) = valid(m) else { continue };
+        match g.members.get_mut(a.id) {
+            Some(members) => members.push(i),
+            None => {
+                g.members.insert(a.id.to_string(), vec![i]);
+                g.starts.insert(a.id.to_string(), i);
+                g.kinds.insert(a.id.to_string(), a.kind);
+            }
         }
     }
     g
@@ -328,3 +352,7 @@ pub fn minimum_retained(msgs: &[AfMsg], ordered: &[String], g: &GroupMaps) -> Ha
         .cloned()
         .collect()
 }
+
+#[cfg(test)]
+#[path = "annotate_tests.rs"]
+mod tests;

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::model::{ctype, field, truthy, AfMsg};
+use super::model::{ctype, field, truthy, AfMsg, Estimated};
 use super::pyjson::{dumps, py_len};
 use super::Version;
 
@@ -15,9 +15,24 @@ pub fn count_text(text: &str) -> i64 {
     (py_len(text) / 4).max(1) as i64
 }
 
-/// The estimate of one message, as `annotate_token_counts` caches it.
+/// The estimate of one message, as `annotate_token_counts` caches it. It reads the role, the
+/// id and the contents only: a copy of a message counted before (the same contents, role and
+/// id) is not serialised again.
 pub fn count_message(m: &AfMsg, v: Version) -> i64 {
-    count_text(&serialize_message(m, v))
+    let memo = m.contents.estimate();
+    if let Some(e) = memo.get() {
+        if e.v == v && e.role == m.role && e.id == m.id {
+            return e.tokens;
+        }
+    }
+    let tokens = count_text(&serialize_message(m, v));
+    let _ = memo.set(Estimated {
+        role: m.role.clone(),
+        id: m.id.clone(),
+        v,
+        tokens,
+    });
+    tokens
 }
 
 pub fn serialize_message(m: &AfMsg, v: Version) -> String {

@@ -218,7 +218,7 @@ pub fn walk_pairs(msgs: &[AfMsg], v: Version, mut on_result: impl FnMut(usize, &
         if m.role != "assistant" && m.role != "tool" {
             continue;
         }
-        for c in &m.contents {
+        for c in m.contents.iter() {
             let t = ctype(c);
             let call_id = field(c, "call_id").filter(|s| !s.is_empty());
             let Some(call_id) = call_id else { continue };

@@ -19,6 +19,7 @@ mod findings;
 mod groups;
 mod history;
 mod model;
+mod model_key;
 mod nested;
 mod offline;
 mod params;

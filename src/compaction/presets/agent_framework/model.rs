@@ -10,8 +10,13 @@
 //! content dicts (Python truthiness, string fields). Grouping, counting and strategies live
 //! elsewhere.
 
+use std::sync::{Arc, OnceLock};
+
 use serde_json::{json, Map, Value};
 
+use super::model_key::model_key;
+use super::Version;
+use crate::compaction::parsed::Parsed;
 use crate::formats::agent_framework::EXCLUDED_KIND;
 use crate::session::{Format, Message, Part, Role, Session};
 
@@ -25,7 +30,7 @@ pub const SUMMARIZED_BY: &str = "_summarized_by_summary_id";
 pub struct AfMsg {
     pub role: String,
     pub id: Option<String>,
-    pub contents: Vec<Value>,
+    pub contents: Arc<Contents>,
     pub props: Map<String, Value>,
     /// The record's other fields (`author_name` …), written back as they came.
     pub extra: Map<String, Value>,
@@ -63,7 +68,9 @@ impl AfMsg {
         AfMsg {
             role: "assistant".into(),
             id: Some(id),
-            contents: vec![json!({"type": "text", "text": text, "additional_properties": {}})],
+            contents: Contents::new(vec![
+                json!({"type": "text", "text": text, "additional_properties": {}}),
+            ]),
             props,
             extra: Map::new(),
             origin: None,
@@ -76,7 +83,7 @@ impl AfMsg {
         let mut d = Map::new();
         d.insert("type".into(), json!("message"));
         d.insert("role".into(), json!(self.role));
-        d.insert("contents".into(), Value::Array(self.contents.clone()));
+        d.insert("contents".into(), Value::Array(self.contents.to_vec()));
         for (k, v) in &self.extra {
             d.insert(k.clone(), v.clone());
         }
@@ -88,6 +95,44 @@ impl AfMsg {
             Value::Object(self.props.clone()),
         );
         Value::Object(d)
+    }
+}
+
+/// A message's contents (as `to_dict` dicts), never changed in place: copies of a message
+/// share them, and with them the estimate of the first copy counted (`estimate`).
+#[derive(Debug, Default)]
+pub struct Contents {
+    list: Vec<Value>,
+    estimate: OnceLock<Estimated>,
+}
+
+/// The framework's estimate of a message over these contents, and what else it read.
+#[derive(Debug)]
+pub struct Estimated {
+    pub role: String,
+    pub id: Option<String>,
+    pub v: Version,
+    pub tokens: i64,
+}
+
+impl Contents {
+    pub fn new(list: Vec<Value>) -> Arc<Contents> {
+        Arc::new(Contents {
+            list,
+            estimate: OnceLock::new(),
+        })
+    }
+
+    /// The estimate of the first message counted over these contents.
+    pub fn estimate(&self) -> &OnceLock<Estimated> {
+        &self.estimate
+    }
+}
+
+impl std::ops::Deref for Contents {
+    type Target = Vec<Value>;
+    fn deref(&self) -> &Vec<Value> {
+        &self.list
     }
 }
 
@@ -137,26 +182,41 @@ pub fn truthy(v: &Value) -> bool {
     }
 }
 
-/// The messages the framework would hold for this session, in order.
-pub fn from_session(session: &Session) -> Vec<AfMsg> {
+/// The messages the framework would hold for this session, in order, each raw record read
+/// through `parsed` when given (a record read by an earlier plan is not parsed again).
+pub fn from_session_with(session: &Session, parsed: Option<&Parsed>) -> Vec<AfMsg> {
     session
         .messages
         .iter()
-        .filter_map(|m| from_message(session, m))
+        .filter_map(|m| from_message_with(session, m, parsed))
         .collect()
 }
 
 /// The framework's message for one message of `session`, if it holds one.
 pub fn from_message(session: &Session, m: &Message) -> Option<AfMsg> {
-    let native = (session.format == Format::AgentFramework)
-        .then(|| from_raw(session, m))
-        .flatten();
-    native.or_else(|| from_model(m))
+    from_message_with(session, m, None)
 }
 
-fn from_raw(session: &Session, m: &Message) -> Option<AfMsg> {
-    let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
-    from_record(&record, m.index)
+fn from_message_with(session: &Session, m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
+    let native = (session.format == Format::AgentFramework)
+        .then(|| from_bytes(session.raw_record(m)?, m.index, parsed))
+        .flatten();
+    native.or_else(|| from_model(m, parsed))
+}
+
+/// The framework's message of a record's bytes, standing for session message `origin`.
+fn from_bytes(bytes: &[u8], origin: usize, parsed: Option<&Parsed>) -> Option<AfMsg> {
+    let read = |b: &[u8]| {
+        serde_json::from_slice::<Value>(b)
+            .ok()
+            .and_then(|record| from_record(&record, 0))
+    };
+    let mut msg = match parsed {
+        Some(p) => p.get_or_parse(bytes, read).as_ref().clone()?,
+        None => read(bytes)?,
+    };
+    msg.origin = Some(origin);
+    Some(msg)
 }
 
 /// The framework's message of one `Message.to_dict()` record.
@@ -164,7 +224,7 @@ fn from_record(record: &Value, origin: usize) -> Option<AfMsg> {
     if !matches!(field(record, "type"), Some("message" | "chat_message")) {
         return None;
     }
-    let contents = record.get("contents")?.as_array()?.clone();
+    let contents = Contents::new(record.get("contents")?.as_array()?.clone());
     let role = record.get("role")?;
     let role = role.as_str().or_else(|| field(role, "value"))?.to_string();
     const OWN: &[&str] = &[
@@ -195,32 +255,38 @@ fn from_record(record: &Value, origin: usize) -> Option<AfMsg> {
 }
 
 /// An excluded message kept in the common model as an event holding its record.
-fn from_excluded(m: &Message) -> Option<AfMsg> {
+fn from_excluded(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
     match m.parts.as_slice() {
         [Part::Opaque { kind, raw }] if kind == EXCLUDED_KIND => {
-            from_record(&serde_json::from_str(raw).ok()?, m.index)
+            from_bytes(raw.as_bytes(), m.index, parsed)
         }
         _ => None,
     }
 }
 
 /// A message of another format as the framework's `Content` dicts.
-fn from_model(m: &Message) -> Option<AfMsg> {
+fn from_model(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
     let role = match m.role {
         Role::System | Role::Developer => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
         Role::Tool => "tool",
-        Role::Event => return from_excluded(m),
+        Role::Event => return from_excluded(m, parsed),
     };
-    Some(AfMsg {
+    let make = || AfMsg {
         role: role.into(),
         id: m.id.clone(),
-        contents: m.parts.iter().map(content_of).collect(),
+        contents: Contents::new(m.parts.iter().map(content_of).collect()),
         props: Map::new(),
         extra: Map::new(),
-        origin: Some(m.index),
-    })
+        origin: None,
+    };
+    let mut msg = match parsed {
+        Some(p) => p.get_or_make(model_key(m), make).as_ref().clone(),
+        None => make(),
+    };
+    msg.origin = Some(m.index);
+    Some(msg)
 }
 
 fn content_of(part: &Part) -> Value {

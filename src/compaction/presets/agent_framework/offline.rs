@@ -95,7 +95,7 @@ fn tool_rounds(msgs: &[AfMsg], v: Version) -> Vec<String> {
 /// Results the framework marks as failed, as 1.23 renders them.
 fn errors(msgs: &[AfMsg]) -> Vec<String> {
     msgs.iter()
-        .flat_map(|m| &m.contents)
+        .flat_map(|m| m.contents.iter())
         .filter(|c| present(c, "exception").is_some())
         .map(|c| quote(&format_content(c), QUOTE))
         .filter(|s| !s.is_empty())
@@ -105,7 +105,7 @@ fn errors(msgs: &[AfMsg]) -> Vec<String> {
 /// Paths named by the arguments of the calls (1.23 renders arguments).
 fn files_named(msgs: &[AfMsg]) -> BTreeSet<String> {
     let mut files = BTreeSet::new();
-    for c in msgs.iter().flat_map(|m| &m.contents) {
+    for c in msgs.iter().flat_map(|m| m.contents.iter()) {
         let args = match present(c, "arguments") {
             Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
             Some(v) => v.clone(),

@@ -20,9 +20,10 @@ use std::collections::HashSet;
 use super::annotate::{annotate_groups, annotate_tokens, group_id, included_tokens};
 use super::estimate::count_message;
 use super::groups::is_reasoning_only;
-use super::model::{field, from_message, from_session, AfMsg, EXCLUDED, GROUP};
+use super::model::{field, from_message, from_session_with, AfMsg, EXCLUDED, GROUP};
 use super::params::{build, Strategy};
 use super::{run, AfPreset, Version};
+use crate::compaction::parsed::Parsed;
 use crate::compaction::plan::Trigger;
 use crate::compaction::preset::PlanInput;
 use crate::compaction::quiet::Memo;
@@ -64,7 +65,7 @@ pub fn trigger(
     let session = input.session;
     let state = memo.state::<State>("agent-framework included")?;
     if state.tokens != Some(tokens) || state.seen > session.messages.len() {
-        *state = base(session, v, tokens);
+        *state = base(session, input.parsed, v, tokens);
     }
     extend(state, session, v);
     if state.dead {
@@ -101,8 +102,8 @@ fn quiet(s: &Strategy, value: i64) -> bool {
 }
 
 /// The list of `session` annotated as a run annotates it, and what later messages need of it.
-fn base(session: &Session, v: Version, tokens: bool) -> State {
-    let mut msgs = from_session(session);
+fn base(session: &Session, parsed: Option<&Parsed>, v: Version, tokens: bool) -> State {
+    let mut msgs = from_session_with(session, parsed);
     let idless: Vec<usize> = (0..msgs.len())
         .filter(|&i| msgs[i].id().is_none())
         .collect();

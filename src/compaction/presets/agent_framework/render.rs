@@ -44,7 +44,7 @@ pub fn rendered(m: &AfMsg, v: Version) -> String {
 fn content_text(m: &AfMsg) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut pending: Vec<&str> = Vec::new();
-    for c in &m.contents {
+    for c in m.contents.iter() {
         let rendered = format_content(c);
         if !rendered.is_empty() {
             if !pending.is_empty() {

@@ -10,7 +10,7 @@ use super::annotate::{
     ordered_group_ids,
 };
 use super::groups::GroupKind;
-use super::model::{from_session, AfMsg, GROUP, SUMMARIZED_BY};
+use super::model::{from_session_with, AfMsg, GROUP, SUMMARIZED_BY};
 use super::params::{build, Strategy};
 use super::strategies::call;
 use super::summarize::included_non_system;
@@ -206,7 +206,7 @@ pub fn execute(
     let mut run = Run {
         v: preset.kind.version(),
         summary: summary.map(str::to_string),
-        msgs: from_session(input.session),
+        msgs: from_session_with(input.session, input.parsed),
         calls: Vec::new(),
         rendered: Vec::new(),
         log: Vec::new(),

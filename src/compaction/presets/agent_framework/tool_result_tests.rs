@@ -61,7 +61,7 @@ fn msg(role: &str, id: Option<String>, contents: Vec<Value>) -> AfMsg {
     AfMsg {
         role: role.into(),
         id,
-        contents,
+        contents: super::model::Contents::new(contents),
         props: Map::new(),
         extra: Map::new(),
         origin: None,
@@ -148,7 +148,7 @@ fn history(rng: &mut Rng, len: usize, o: Odds) -> Vec<AfMsg> {
             _ => msg("tool", id, results(rng, o, i, &mut pending)),
         };
         if rng.one_in(o.empty) {
-            m.contents.clear();
+            m.contents = super::model::Contents::new(Vec::new());
         }
         if rng.one_in(o.excluded) {
             m.props.insert("_excluded".into(), json!(true));

@@ -1,0 +1,208 @@
+//! The one-pass annotation reader against `_read_group_annotation` read field by field (the
+//! reader it replaced), and the estimate kept with shared contents against a fresh
+//! serialisation, over many generated annotations and messages.
+
+use serde_json::{json, Map, Value};
+
+use super::*;
+use crate::compaction::presets::agent_framework::estimate::{count_text, serialize_message};
+use crate::compaction::presets::agent_framework::model::Contents;
+
+/// The reader before: each field looked up on its own.
+fn valid_oracle(m: &AfMsg) -> Option<&Map<String, Value>> {
+    let a = raw(m)?;
+    if a.get("token_count")
+        .is_some_and(|t| !t.is_null() && !is_int(t))
+    {
+        return None;
+    }
+    let ok = a.get("id").is_some_and(Value::is_string)
+        && a.get("kind")
+            .and_then(Value::as_str)
+            .and_then(GroupKind::parse)
+            .is_some()
+        && a.get("index").is_some_and(is_int)
+        && a.get("has_reasoning").is_some_and(Value::is_boolean);
+    ok.then_some(a)
+}
+
+fn token_count_oracle(m: &AfMsg, v: Version) -> Option<i64> {
+    let a = valid_oracle(m)?;
+    if !basis_current(a, v) {
+        return None;
+    }
+    a.get("token_count")?.as_i64()
+}
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+
+    fn pick(&mut self, values: &[Value]) -> Option<Value> {
+        let i = self.below(values.len() as u64 + 1) as usize;
+        values.get(i).cloned()
+    }
+}
+
+fn message(rng: &mut Lcg) -> AfMsg {
+    let mut a = Map::new();
+    let fields: [(&str, Vec<Value>); 6] = [
+        (
+            "id",
+            vec![
+                json!(format!("group_m{}", rng.below(4))),
+                json!(4),
+                Value::Null,
+            ],
+        ),
+        (
+            "kind",
+            vec![json!("user"), json!("tool_call"), json!("other"), json!(1)],
+        ),
+        ("index", vec![json!(3), json!(-2), json!(2.5), json!("1")]),
+        ("has_reasoning", vec![json!(false), json!(true), json!(0)]),
+        (
+            "token_count",
+            vec![json!(12), Value::Null, json!(1.5), json!("7")],
+        ),
+        ("token_count_basis", vec![json!(2), json!(2.0), json!(1)]),
+    ];
+    let mut order: Vec<usize> = (0..fields.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    // One in three well-formed (each field's first value), the rest drawn.
+    let formed = rng.below(3) == 0;
+    for i in order {
+        let (k, values) = &fields[i];
+        let v = if formed {
+            values.first().cloned()
+        } else {
+            rng.pick(values)
+        };
+        if let Some(v) = v {
+            a.insert((*k).into(), v);
+        }
+    }
+    if rng.below(4) == 0 {
+        a.insert("extra".into(), json!({"k": 1}));
+    }
+    let mut props = Map::new();
+    match rng.below(6) {
+        0 => {}
+        1 => {
+            props.insert(GROUP.into(), json!([1]));
+        }
+        _ => {
+            props.insert(GROUP.into(), Value::Object(a));
+        }
+    }
+    AfMsg {
+        role: ["user", "assistant", "tool", "system"][rng.below(4) as usize].into(),
+        id: (rng.below(3) > 0).then(|| format!("m{}", rng.below(5))),
+        contents: Contents::new(vec![
+            json!({"type": "text", "text": "x".repeat(rng.below(40) as usize),
+                   "additional_properties": {}}),
+        ]),
+        props,
+        extra: Map::new(),
+        origin: None,
+    }
+}
+
+#[test]
+fn the_one_pass_reader_reads_every_annotation_as_the_field_by_field_one() {
+    let mut rng = Lcg(17);
+    let mut valid_seen = 0;
+    for _ in 0..20_000 {
+        let m = message(&mut rng);
+        let old = valid_oracle(&m);
+        let new = valid(&m);
+        assert_eq!(new.is_some(), old.is_some(), "{:?}", m.props);
+        if let Some(a) = old {
+            valid_seen += 1;
+            assert_eq!(group_id(&m), a.get("id").and_then(Value::as_str));
+            assert_eq!(
+                group_kind(&m),
+                a.get("kind")
+                    .and_then(Value::as_str)
+                    .and_then(GroupKind::parse)
+            );
+            assert_eq!(group_index(&m), a.get("index").and_then(Value::as_i64));
+        }
+        for v in [Version::V1_17, Version::V1_23] {
+            assert_eq!(
+                token_count(&m, v),
+                token_count_oracle(&m, v),
+                "{:?}",
+                m.props
+            );
+        }
+    }
+    assert!(valid_seen > 500, "{valid_seen}");
+}
+
+#[test]
+fn an_estimate_kept_with_shared_contents_equals_a_fresh_one() {
+    let mut rng = Lcg(5);
+    for _ in 0..2_000 {
+        let m = message(&mut rng);
+        let mut copy = m.clone();
+        for v in [Version::V1_23, Version::V1_17] {
+            let fresh = |m: &AfMsg| count_text(&serialize_message(m, v));
+            assert_eq!(count_message(&m, v), fresh(&m));
+            // A copy with another id or role shares the contents, not the estimate.
+            copy.id = Some(format!("n{}", rng.below(3)));
+            if rng.below(2) == 0 {
+                copy.role = "user".into();
+            }
+            assert_eq!(count_message(&copy, v), fresh(&copy));
+            assert_eq!(count_message(&m, v), fresh(&m));
+        }
+    }
+}
+
+/// The group maps as built before: each map filled on its own, an id copied for each.
+fn group_maps_oracle(msgs: &[AfMsg]) -> GroupMaps {
+    let mut g = GroupMaps {
+        members: HashMap::new(),
+        kinds: HashMap::new(),
+        starts: HashMap::new(),
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(id) = group_id(m) else { continue };
+        g.members.entry(id.to_string()).or_default().push(i);
+        g.starts.entry(id.to_string()).or_insert(i);
+        if let Some(k) = group_kind(m) {
+            g.kinds.entry(id.to_string()).or_insert(k);
+        }
+    }
+    g
+}
+
+#[test]
+fn group_maps_and_order_equal_the_map_by_map_build() {
+    let mut rng = Lcg(29);
+    for _ in 0..300 {
+        let msgs: Vec<AfMsg> = (0..rng.below(40)).map(|_| message(&mut rng)).collect();
+        let (new, old) = (group_maps(&msgs), group_maps_oracle(&msgs));
+        assert_eq!(new.members, old.members);
+        assert_eq!(new.kinds, old.kinds);
+        assert_eq!(new.starts, old.starts);
+        let mut seen = std::collections::HashSet::new();
+        let order: Vec<String> = msgs
+            .iter()
+            .filter_map(group_id)
+            .filter(|id| seen.insert(id.to_string()))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(ordered_group_ids(&msgs), order);
+    }
+}
