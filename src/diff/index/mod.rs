@@ -199,7 +199,7 @@ impl TextIndex {
     fn found_whole_among(&self, s: &[u8], at: usize) -> bool {
         let text = self.text.as_bytes();
         let gram = read_gram(s, at);
-        let tried = &self.candidates(s, at)[..];
+        let tried = self.candidates(s, at);
         let tried = &tried[..tried.len().min(TRIES)];
         let mut compared = 0;
         let found = tried
