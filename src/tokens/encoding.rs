@@ -181,21 +181,7 @@ mod tests {
 
     #[test]
     fn a_long_text_counted_in_parts_counts_as_a_whole() {
-        let lines = [
-            "plain words here",
-            "  indented   code(x, y);",
-            "!!!",
-            "",
-            " ",
-            "word's it'll WE'RE",
-            "/usr/bin/env",
-            "12345 678",
-            "\u{00e9}t\u{00e9} caf\u{00e9}",
-            "trailing space ",
-            "\t\ttabs",
-            "\r",
-        ];
-        let lines: Vec<String> = lines.iter().map(|l| format!("{l}\n")).collect();
+        let lines = crate::testing::hostile_lines();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         // Cut at every place a cut can go: the parts' counts add up to the whole's.
         let text = crate::testing::drawn(3, &lines, 40_000);

@@ -74,29 +74,9 @@ fn mix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn lines() -> Vec<String> {
-        [
-            "plain words here",
-            "  indented   code(x, y);",
-            "!!!",
-            "",
-            " ",
-            "word's it'll WE'RE",
-            "/usr/bin/env",
-            "12345 678",
-            "\u{00e9}t\u{00e9} caf\u{00e9}",
-            "trailing space ",
-            "\t\ttabs",
-            "\r",
-        ]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect()
-    }
-
     #[test]
     fn parts_are_cut_before_a_letter_that_starts_a_line_and_make_the_text() {
-        let lines = lines();
+        let lines = crate::testing::hostile_lines();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let text = crate::testing::drawn(3, &lines, 200_000);
         let parts = cut(&text, 512, 8192, 4);
@@ -115,7 +95,7 @@ mod tests {
 
     #[test]
     fn a_stretch_two_texts_share_is_cut_alike_wherever_it_stands() {
-        let lines = lines();
+        let lines = crate::testing::hostile_lines();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let shared = crate::testing::drawn(5, &lines, 100_000);
         let a = format!("{}{shared}", crate::testing::drawn(6, &lines, 3_000));
