@@ -7,10 +7,13 @@
 //! records already excluded or annotated, some malformed) and the native sample; and, after
 //! each compaction, over the list it left read back and grown again, as a replay carries it.
 
+#[path = "support/lcg.rs"]
+mod lcg;
 #[path = "../tools/gen-session/text.rs"]
 mod text;
 #[path = "../tools/gen-session/write.rs"]
 mod write;
+use lcg::Lcg;
 
 use std::path::Path;
 
@@ -173,19 +176,6 @@ fn check(name: &str, a: &Analysis) -> usize {
 fn analyse(path: &Path) -> Analysis {
     let session = ctxray::formats::load_path(path, None).unwrap();
     Analysis::new(session, &Registry::bundled(), &Options::default())
-}
-
-/// A small deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n.max(1)
-    }
 }
 
 /// Agent Framework records of awkward shapes: parallel and interleaved calls, orphaned and

@@ -4,10 +4,13 @@
 //! and interleaved tool calls, orphaned results, repeated ids, empty messages) and on the
 //! real samples.
 
+#[path = "support/lcg.rs"]
+mod lcg;
 #[path = "../tools/gen-session/text.rs"]
 mod text;
 #[path = "../tools/gen-session/write.rs"]
 mod write;
+use lcg::Lcg;
 
 use std::path::{Path, PathBuf};
 
@@ -151,19 +154,6 @@ fn quick_replay_equals_planning_every_check_on_generated_sessions() {
         compactions > 50,
         "only {compactions} compactions: the settings fire too rarely"
     );
-}
-
-/// A small deterministic generator of awkward OpenAI chat histories.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n.max(1)
-    }
 }
 
 /// Parallel calls, results interleaved across assistant messages and out of order, repeated
