@@ -101,6 +101,85 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
+/// `len(repr(value))` in characters, as Python counts them, without building the repr.
+pub fn repr_chars(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(_) => repr(value).len(),
+        Value::String(s) => str_repr_chars(s),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) * 2 + items.iter().map(repr_chars).sum::<usize>()
+        }
+        Value::Object(map) => dict_repr_chars(map),
+    }
+}
+
+/// `len(repr(d))` of a dict, in characters.
+pub fn dict_repr_chars(map: &serde_json::Map<String, Value>) -> usize {
+    2 + map.len().saturating_sub(1) * 2
+        + map
+            .iter()
+            .map(|(k, v)| str_repr_chars(k) + 2 + repr_chars(v))
+            .sum::<usize>()
+}
+
+/// `len(str(value))` in characters.
+pub fn str_of_chars(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.chars().count(),
+        other => repr_chars(other),
+    }
+}
+
+/// `len(repr(s))` for a Python `str`: [`str_repr`]'s length in characters.
+pub fn str_repr_chars(s: &str) -> usize {
+    let (mut n, mut singles, mut doubles) = (2usize, 0usize, 0usize);
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            n += match b {
+                b'\\' | b'\t' | b'\n' | b'\r' => 2,
+                b'\'' => {
+                    singles += 1;
+                    1
+                }
+                b'"' => {
+                    doubles += 1;
+                    1
+                }
+                0..=0x1f | 0x7f => 4,
+                _ => 1,
+            };
+            i += 1;
+            continue;
+        }
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        let code = c as u32;
+        n += if is_printable(c) {
+            1
+        } else if code <= 0xff {
+            4
+        } else if code <= 0xffff {
+            6
+        } else {
+            10
+        };
+        i += c.len_utf8();
+    }
+    // The quote is `"` only when the text holds `'` and no `"`; otherwise every `'` is escaped.
+    if singles > 0 && doubles == 0 {
+        n
+    } else {
+        n + singles
+    }
+}
+
 /// Python's `str.isprintable()` for one non-ASCII character: false for separators (Zs, Zl,
 /// Zp), controls (Cc), format characters (Cf), private use (Co) and noncharacters. Unassigned
 /// code points (Cn) are treated as printable: telling them apart needs the Unicode database.
@@ -277,6 +356,47 @@ mod tests {
             str_repr("caf\u{e9} \u{a0}\u{200b}日本"),
             "'café \\xa0\\u200b日本'"
         );
+    }
+
+    /// The counted length is the built repr's, character for character: every escape class
+    /// (backslash, tab, controls, DEL, Latin-1 and BMP non-printables, astral, both quotes)
+    /// inside containers. Fails when one class is charged the wrong width.
+    #[test]
+    fn repr_chars_is_the_repr_s_length() {
+        let mut texts: Vec<String> = crate::testing::hostile_lines();
+        texts.extend(
+            [
+                "it's",
+                "say \"hi\"",
+                "both ' and \"",
+                "a\\b",
+                "\u{1}\u{7f}\u{80}\u{a0}",
+                "caf\u{e9} \u{200b}\u{2028}\u{feff}日本",
+                "\u{1f600}\u{e0001}\u{ffff}\u{10fffe}",
+                "\u{fdd0}\u{d7ff}",
+                "",
+            ]
+            .map(String::from),
+        );
+        for t in &texts {
+            assert_eq!(str_repr_chars(t), str_repr(t).chars().count(), "{t:?}");
+        }
+        let v = json!({
+            "t": texts, "n": [1, -2, 1.5, 1e300, 0.0001], "b": [true, false, null],
+            "nested": {"it's": {"x": []}, "": {}}
+        });
+        assert_eq!(repr_chars(&v), repr(&v).chars().count());
+        for item in [v.clone(), v["t"][8].clone(), json!(2.5)] {
+            assert_eq!(str_of_chars(&item), str_of(&item).chars().count());
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text: the counted length is the built repr's.
+        #[test]
+        fn repr_chars_of_any_text(t in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(str_repr_chars(&t), str_repr(&t).chars().count());
+        }
     }
 
     #[test]

@@ -241,20 +241,18 @@ pub fn estimate_tokens(m: &LcMessage) -> u64 {
             .map(
                 |p| match p.get("type").and_then(serde_json::Value::as_str) {
                     Some("image_url" | "image") => 1500,
-                    Some("text") => p
-                        .get("text")
-                        .map_or(0, |t| pyrepr::str_of(t).chars().count() / 4),
-                    _ => pyrepr::str_of(p).chars().count() / 4,
+                    Some("text") => p.get("text").map_or(0, |t| pyrepr::str_of_chars(t) / 4),
+                    _ => pyrepr::str_of_chars(p) / 4,
                 },
             )
             .sum(),
         serde_json::Value::Null => 0,
-        other => pyrepr::str_of(other).chars().count() / 4,
+        other => pyrepr::str_of_chars(other) / 4,
     };
     let calls: usize = m
         .tool_calls
         .iter()
-        .map(|(name, args)| pyrepr::str_of(args).chars().count() / 4 + name.chars().count() / 4)
+        .map(|(name, args)| pyrepr::str_of_chars(args) / 4 + name.chars().count() / 4)
         .sum();
     (4 + content + calls) as u64
 }

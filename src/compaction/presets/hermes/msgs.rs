@@ -155,32 +155,42 @@ pub fn rough_tokens(chars: usize, images: usize) -> u64 {
 }
 
 /// One message's share of `estimate_messages_tokens_rough`: `len(str(shadow))` and its images.
+/// The shadow (the message without `_anthropic_content_blocks`, each image part replaced by a
+/// stub) is measured in place, not built.
 pub fn rough_size(m: &HMsg) -> (usize, usize) {
     let mut images = 0usize;
-    let mut shadow = Map::new();
+    let mut kept = 0usize;
+    let mut chars = 2usize;
     for (k, v) in &m.v {
         if k == "_anthropic_content_blocks" {
             continue;
         }
         let value = match (k.as_str(), v) {
-            ("content", Value::Array(parts)) => Value::Array(
-                parts
+            ("content", Value::Array(parts)) => {
+                let inner: usize = parts
                     .iter()
                     .map(|p| {
                         if is_image_part(p) {
                             images += 1;
-                            json!({"type": p.get("type").cloned().unwrap_or(Value::Null), "image": "[stripped]"})
+                            pyrepr::repr_chars(&image_stub(p))
                         } else {
-                            p.clone()
+                            pyrepr::repr_chars(p)
                         }
                     })
-                    .collect(),
-            ),
-            _ => v.clone(),
+                    .sum();
+                2 + parts.len().saturating_sub(1) * 2 + inner
+            }
+            _ => pyrepr::repr_chars(v),
         };
-        shadow.insert(k.clone(), value);
+        chars += usize::from(kept > 0) * 2 + pyrepr::str_repr_chars(k) + 2 + value;
+        kept += 1;
     }
-    (py::len(&pyrepr::repr(&Value::Object(shadow))), images)
+    (chars, images)
+}
+
+/// What the estimate puts in an image part's place.
+fn image_stub(p: &Value) -> Value {
+    json!({"type": p.get("type").cloned().unwrap_or(Value::Null), "image": "[stripped]"})
 }
 
 const REPLAY_BUDGET_KEYS: &[&str] = &[
@@ -196,7 +206,7 @@ pub fn budget_tokens(m: &HMsg) -> usize {
     let content_len = content_length_for_budget(m.content());
     let mut tokens = content_len / 4 + 10;
     for tc in m.tool_calls() {
-        tokens += py::len(&pyrepr::repr(&Value::Object(tc.clone()))) / 4;
+        tokens += pyrepr::dict_repr_chars(tc) / 4;
     }
     for key in REPLAY_BUDGET_KEYS {
         let n = match m.get(key) {
@@ -222,11 +232,11 @@ fn content_length_for_budget(content: &Value) -> usize {
                     .get("text")
                     .filter(|t| py::truthy(t))
                     .map_or(0, |t| py::len(&py::str_of(t))),
-                other => py::len(&pyrepr::str_of(other)),
+                other => pyrepr::str_of_chars(other),
             })
             .sum(),
         other if !py::truthy(other) => 0,
-        other => py::len(&pyrepr::str_of(other)),
+        other => pyrepr::str_of_chars(other),
     }
 }
 
@@ -246,5 +256,86 @@ pub fn content_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         other => pyrepr::str_of(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The estimate as Hermes computes it: the shadow built, then its repr's length.
+    fn rough_size_built(m: &HMsg) -> (usize, usize) {
+        let mut images = 0usize;
+        let mut shadow = Map::new();
+        for (k, v) in &m.v {
+            if k == "_anthropic_content_blocks" {
+                continue;
+            }
+            let value = match (k.as_str(), v) {
+                ("content", Value::Array(parts)) => Value::Array(
+                    parts
+                        .iter()
+                        .map(|p| {
+                            if is_image_part(p) {
+                                images += 1;
+                                image_stub(p)
+                            } else {
+                                p.clone()
+                            }
+                        })
+                        .collect(),
+                ),
+                _ => v.clone(),
+            };
+            shadow.insert(k.clone(), value);
+        }
+        (py::len(&pyrepr::repr(&Value::Object(shadow))), images)
+    }
+
+    /// Measured in place, every message of the fixtures' sessions (Claude Code, Codex, chat
+    /// logs with images, parallel calls and hostile text) and a few hand-made shapes measures
+    /// what the built shadow does. Fails when a separator, a skipped key or an image stub is
+    /// charged wrongly.
+    #[test]
+    fn rough_size_in_place_is_the_built_shadow_s() {
+        let mut shapes: Vec<HMsg> = [
+            json!({"role": "user", "content": []}),
+            json!({"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:x"}}]}),
+            json!({"_anthropic_content_blocks": [1], "role": "assistant", "content": "it's"}),
+            json!({"_anthropic_content_blocks": [1]}),
+            json!({"content": [{"type": "input_image"}, {"type": "text", "text": "a\u{7f}"}], "x": null}),
+        ]
+        .into_iter()
+        .filter_map(|v| v.as_object().cloned())
+        .map(|v| HMsg { index: 0, v })
+        .collect();
+        let mut sessions = 0;
+        for dir in [
+            "fixtures/claude-code",
+            "fixtures/codex",
+            "fixtures/openai-chat",
+            "fixtures/hostile",
+        ] {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(session) = crate::formats::load_path(&entry.path(), None) else {
+                    continue;
+                };
+                sessions += 1;
+                shapes.extend(session.messages.iter().filter_map(|m| message(&session, m)));
+            }
+        }
+        assert!(
+            sessions >= 5 && shapes.len() > 100,
+            "{sessions} sessions, {} messages",
+            shapes.len()
+        );
+        let with_images = shapes.iter().filter(|m| rough_size_built(m).1 > 0).count();
+        assert!(with_images >= 2);
+        for m in &shapes {
+            assert_eq!(rough_size(m), rough_size_built(m), "{:?}", m.v);
+        }
     }
 }
