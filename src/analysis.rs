@@ -81,6 +81,25 @@ impl KnownCounts {
     }
 }
 
+/// What the registry knows of `model` (its default entry when there is none).
+fn model_info(model: Option<&str>, registry: &Registry) -> ModelInfo {
+    model
+        .map(|m| registry.lookup(m))
+        .unwrap_or_else(|| registry.default_info().clone())
+}
+
+/// The encoding a session whose own model is `session_model` is counted with.
+pub fn encoding_for(
+    session_model: Option<&str>,
+    registry: &Registry,
+    options: &Options,
+) -> Encoding {
+    let model = options.model.as_deref().or(session_model);
+    options
+        .tokenizer
+        .unwrap_or_else(|| model_info(model, registry).encoding)
+}
+
 impl Analysis {
     pub fn new(session: Session, registry: &Registry, options: &Options) -> Analysis {
         Analysis::with_progress(session, registry, options, None)
@@ -145,10 +164,7 @@ impl Analysis {
     ) -> Analysis {
         let children = std::mem::take(&mut session.children);
         let model = options.model.clone().or_else(|| session.model.clone());
-        let info = model
-            .as_deref()
-            .map(|m| registry.lookup(m))
-            .unwrap_or_else(|| registry.default_info().clone());
+        let info = model_info(model.as_deref(), registry);
         let encoding = options.tokenizer.unwrap_or(info.encoding);
         let counter = Counter::new(encoding);
         let (window, window_source) = if let Some(w) = options.window {

@@ -11,10 +11,12 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 mod check;
+mod chunk;
 
 use super::{spans, LoadError};
 use crate::session::{Skipped, Usage};
 use check::{check_lines, Bounds};
+pub use chunk::Chunk;
 
 /// One JSONL line that parsed.
 #[derive(Debug, Clone)]

@@ -4,6 +4,9 @@
 //! knows its own quirks and nothing else; `detect` decides which one applies from the content,
 //! never from the file name. Nothing here counts tokens or knows about compaction or terminals.
 
+pub mod chunked;
+#[cfg(test)]
+mod chunked_tests;
 pub mod common;
 pub mod detect;
 pub mod image;

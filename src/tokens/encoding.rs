@@ -41,6 +41,15 @@ impl Encoding {
         }
     }
 
+    /// Loads this encoding's tables on a thread of their own, so that whoever counts later
+    /// finds them ready, and their load's passing peak of memory comes early, while little
+    /// else is held.
+    pub fn warm(self) {
+        std::thread::spawn(move || {
+            self.fast();
+        });
+    }
+
     /// The fast backend's tokenizer; its embedded tables are paged out after the first load
     /// (see `resident`).
     fn fast(self) -> &'static Tokenizer {

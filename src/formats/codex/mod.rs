@@ -137,6 +137,11 @@ impl Rollout {
         &self.history.session
     }
 
+    /// The session the lines read make.
+    pub(super) fn finish(self) -> Session {
+        self.history.finish()
+    }
+
     pub(super) fn session_mut(&mut self) -> &mut Session {
         &mut self.history.session
     }

@@ -1,0 +1,241 @@
+//! Reading a large JSON Lines session of a format read one line at a time (Claude Code,
+//! Codex) a chunk at a time, for a command that needs only the messages (`report`): each
+//! chunk's bytes go once its lines are read, so the file is never in memory whole.
+//!
+//! Owns: cutting the file into chunks at line ends, checking each chunk as the whole-file load
+//! checks its lines (`common::Chunk`: same line numbers, byte ranges, skipped lines, limit),
+//! feeding the lines to the format's reader, and the source bookkeeping. Must not: give a
+//! session other than the whole-file load of the same file gives, but for its raw bytes
+//! (`Session::buffer` is empty). Where that cannot be known from one pass — another format, a
+//! first line that is not a record, a Claude Code subagent's own file, a Codex file of the
+//! older event shape — the file is loaded whole instead, as before.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::common::{Chunk, Doc, Item, Loaded};
+use super::{claude_code, codex, detect, LoadError};
+use crate::limits::Limits;
+use crate::progress::Progress;
+use crate::session::{Format, Session};
+
+/// Bytes read at a time. A line longer than this makes its chunk longer.
+pub const CHUNK: usize = 4 << 20;
+
+/// The session in `path` (a regular file) with its bytes let go: read a chunk at a time when
+/// it is JSON Lines of a line-by-line format, else whole. `progress` advances by bytes read;
+/// `on_head` is shown the session as its first chunk reads (chunk by chunk only).
+pub fn load_released(
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+    progress: Option<&Progress>,
+    on_head: impl FnOnce(&Session),
+) -> Result<Session, LoadError> {
+    load_released_in(path, from, limits, progress, on_head, CHUNK)
+}
+
+/// [`load_released`] with chunks of `chunk` bytes (tests cut small files finely).
+pub fn load_released_in(
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+    progress: Option<&Progress>,
+    on_head: impl FnOnce(&Session),
+    chunk: usize,
+) -> Result<Session, LoadError> {
+    let shown = path.display().to_string();
+    let io = |source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    let eof = fill(&mut file, &mut bytes, chunk, progress).map_err(io)?;
+    let Some(cut) = head_cut(&bytes).filter(|_| !eof) else {
+        return whole(file, bytes, path, from, limits, progress);
+    };
+    let rest = bytes.split_off(cut);
+    let head = Loaded::within(bytes, Some(path.to_path_buf()), &shown, limits.line)?;
+    let format = match from {
+        Some(f) => f,
+        None => detect::detect(&head)?,
+    };
+    let lines_in_head = match &head.doc {
+        Doc::Lines(lines) if lines.len() >= 2 => count_lines(&head.buffer),
+        _ => 0,
+    };
+    let reader = match format {
+        _ if lines_in_head == 0 => None,
+        Format::ClaudeCode => Some(Reader::ClaudeCode(Box::new(claude_code::open(&head)))),
+        Format::Codex => codex::open(&head).ok().map(|r| Reader::Codex(Box::new(r))),
+        _ => None,
+    };
+    let Some(mut reader) = reader else {
+        let mut bytes = unshared(head);
+        bytes.extend_from_slice(&rest);
+        return whole(file, bytes, path, from, limits, progress);
+    };
+    let offset = head.buffer.len();
+    drop(head);
+    on_head(reader.session_mut());
+    let mut at = Position {
+        line: lines_in_head,
+        offset,
+    };
+    let mut pending = rest;
+    loop {
+        // What is pending holds no newline: only the bytes read now are searched for one.
+        let searched = pending.len();
+        let eof = fill(&mut file, &mut pending, chunk, progress).map_err(io)?;
+        let cut = if eof {
+            pending.len()
+        } else {
+            match memchr::memrchr(b'\n', &pending[searched..]) {
+                Some(i) => searched + i + 1,
+                None => continue,
+            }
+        };
+        let carry = pending.split_off(cut);
+        let lines = count_lines(&pending) + usize::from(eof && !pending.ends_with(b"\n"));
+        let taken = pending.len();
+        let chunk = Chunk::check(pending, at.line, at.offset, &shown, limits.line)?;
+        reader.take(&chunk);
+        at.line += lines;
+        at.offset += taken;
+        pending = carry;
+        if eof {
+            break;
+        }
+    }
+    if !reader.consistent() {
+        // The lines read differently once all were seen: read the file again, whole.
+        return super::load_path_within(path, from, limits).map(released);
+    }
+    Ok(released(reader.finish(Some(path))))
+}
+
+/// Where the next chunk starts in the whole source.
+struct Position {
+    line: usize,
+    offset: usize,
+}
+
+enum Reader {
+    ClaudeCode(Box<claude_code::Reader>),
+    Codex(Box<codex::Rollout>),
+}
+
+impl Reader {
+    fn take(&mut self, chunk: &Chunk) {
+        match self {
+            Reader::ClaudeCode(r) => chunk.each_line(|item: Item| r.feed(&item)),
+            Reader::Codex(r) => chunk.each_line(|item: Item| r.line(&item)),
+        }
+        let source = &mut self.session_mut().source;
+        source.records += chunk.record_count();
+        source.skipped.extend(chunk.skipped().iter().cloned());
+        source.record_indices.extend(chunk.record_indices());
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        match self {
+            Reader::ClaudeCode(r) => r.session_mut(),
+            Reader::Codex(r) => r.session_mut(),
+        }
+    }
+
+    fn consistent(&self) -> bool {
+        match self {
+            Reader::ClaudeCode(r) => r.consistent(),
+            Reader::Codex(r) => r.consistent(),
+        }
+    }
+
+    fn finish(self, path: Option<&Path>) -> Session {
+        let mut session = match self {
+            Reader::ClaudeCode(r) => r.finish(path),
+            Reader::Codex(r) => r.finish(),
+        };
+        session.renumber();
+        session
+    }
+}
+
+/// Where the first chunk is cut: after its last newline, when its first line is a JSON
+/// object (so that the whole file is JSON Lines, as the whole-file load decides) and a
+/// second line starts before the cut.
+fn head_cut(bytes: &[u8]) -> Option<usize> {
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let body = &bytes[start..];
+    let first_end = memchr::memchr(b'\n', body)?;
+    let first = body[..first_end].trim_ascii();
+    let is_record = first.first() == Some(&b'{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(first).is_ok();
+    let cut = start + memchr::memrchr(b'\n', body)? + 1;
+    (is_record && cut > start + first_end + 1).then_some(cut)
+}
+
+/// Lines that end in `bytes` (its newlines).
+fn count_lines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
+/// Reads until `bytes` grew by `chunk` bytes or the file ended; true at its end.
+fn fill(
+    file: &mut File,
+    bytes: &mut Vec<u8>,
+    chunk: usize,
+    progress: Option<&Progress>,
+) -> std::io::Result<bool> {
+    let want = bytes.len() + chunk;
+    while bytes.len() < want {
+        let before = bytes.len();
+        let n = file
+            .by_ref()
+            .take((want - before) as u64)
+            .read_to_end(bytes)?;
+        if let Some(p) = progress {
+            p.advance(n as u64);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The rest of `file` after `bytes`, loaded whole as before, its bytes then let go.
+fn whole(
+    mut file: File,
+    mut bytes: Vec<u8>,
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+    progress: Option<&Progress>,
+) -> Result<Session, LoadError> {
+    let shown = path.display().to_string();
+    while !fill(&mut file, &mut bytes, 1 << 20, progress).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })? {}
+    super::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits).map(released)
+}
+
+/// The bytes of a loaded head no one else holds (copied when another holder remains).
+fn unshared(head: Loaded) -> Vec<u8> {
+    Arc::try_unwrap(head.buffer).unwrap_or_else(|shared| shared.as_ref().clone())
+}
+
+/// The session (and its children) without the source's bytes.
+fn released(mut session: Session) -> Session {
+    session.buffer = Arc::default();
+    session.children = session.children.into_iter().map(released).collect();
+    session
+}
