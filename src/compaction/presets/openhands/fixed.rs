@@ -16,6 +16,7 @@ use super::view::{rec, Ev, Kind};
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::PromptMessage;
 use crate::compaction::preset::PlanInput;
+use crate::tokens::bound::at_least;
 
 /// Head+tail cap of one event's text.
 pub const CAP: usize = 10_000;
@@ -29,29 +30,37 @@ pub fn summarizer(
     input: &PlanInput,
 ) -> (Vec<PromptMessage>, Vec<Finding>) {
     let window = usize::try_from(input.window).unwrap_or(usize::MAX);
+    let pieces: Vec<Piece> = forgotten.iter().map(|e| piece(records, e)).collect();
     let mut cap = CAP;
     let mut retries = 0;
-    let (mut messages, mut cut) = attempt(records, forgotten, cap);
+    let (mut strings, mut cut): (Vec<String>, Vec<usize>) =
+        pieces.iter().map(|p| p.at(cap)).unzip();
+    // A lower bound on the request's tokens, kept per event: each event's text is a part of the
+    // user message, and the bound of a text is at least the sum of its parts' (`bound`).
+    let mut bounds: Vec<usize> = strings.iter().map(|t| at_least(t)).collect();
+    let fixed = at_least(super::consts::SUMMARIZING_SYSTEM) + 2 * 4 + 3;
     let tokens = |m: &[PromptMessage]| -> usize {
         m.iter()
             .map(|p| input.counter.count(&p.content) + 4)
             .sum::<usize>()
             + 3
     };
-    // Over the window when a bound says so already; counted only near it.
-    let over = |m: &[PromptMessage]| -> bool {
-        let least = m
-            .iter()
-            .map(|p| crate::tokens::bound::at_least(&p.content) + 4)
-            .sum::<usize>()
-            + 3;
-        least > window || tokens(m) > window
+    // Over the window when the bound says so already; counted only near it. The bound never
+    // exceeds the count, so the answer is the count's.
+    let over = |strings: &[String], bounds: &[usize]| -> bool {
+        fixed + bounds.iter().sum::<usize>() > window || tokens(&request(strings)) > window
     };
-    while over(&messages) && retries < RETRIES && cap > 0 {
+    while retries < RETRIES && cap > 0 && over(&strings, &bounds) {
         cap = cap * 4 / 5;
         retries += 1;
-        (messages, cut) = attempt(records, forgotten, cap);
+        for (i, p) in pieces.iter().enumerate() {
+            if !p.unchanged_at(cap) {
+                (strings[i], cut[i]) = p.at(cap);
+                bounds[i] = at_least(&strings[i]);
+            }
+        }
     }
+    let messages = request(&strings);
     let mut findings = reasoning_and_images(records, forgotten);
     let cut_events: Vec<usize> = forgotten
         .iter()
@@ -86,43 +95,133 @@ pub fn summarizer(
     (messages, findings)
 }
 
-fn attempt(records: &[Record], forgotten: &[Ev], cap: usize) -> (Vec<PromptMessage>, Vec<usize>) {
-    let (strings, cuts): (Vec<String>, Vec<usize>) =
-        forgotten.iter().map(|e| whole(records, e, cap)).unzip();
-    (super::prompt(super::events_prompt(&strings)), cuts)
+fn request(strings: &[String]) -> Vec<PromptMessage> {
+    super::prompt(super::events_prompt(strings))
 }
 
-/// Head and tail of `text` within `cap` characters, and how many were cut.
-pub fn head_tail(text: &str, cap: usize) -> (String, usize) {
-    let len = text.chars().count();
-    if len <= cap {
-        return (text.to_string(), 0);
+/// One event as the summarizer is shown it at any cap up to [`CAP`]: the text before its
+/// capped part (every capped part ends the event's text), and enough of that part to cut it
+/// at any such cap, so that a smaller cap costs what the cut parts hold, not the whole text.
+struct Piece {
+    before: String,
+    capped: Capped,
+}
+
+enum Capped {
+    /// No part is capped (an action, a summary).
+    Nothing,
+    /// A part of at most `CAP` characters, whole.
+    Whole { text: String, len: usize },
+    /// A longer part: its first `CAP / 2` and last `CAP - CAP / 2` characters.
+    Ends {
+        head: String,
+        tail: String,
+        len: usize,
+    },
+}
+
+impl Piece {
+    fn new(before: String, text: &str) -> Piece {
+        let len = text.chars().count();
+        let capped = if len <= CAP {
+            Capped::Whole {
+                text: text.to_string(),
+                len,
+            }
+        } else {
+            Capped::Ends {
+                head: text.chars().take(CAP / 2).collect(),
+                tail: last_chars(text, len, CAP - CAP / 2).to_string(),
+                len,
+            }
+        };
+        Piece { before, capped }
     }
-    let head = cap / 2;
-    let tail = cap - head;
-    let mut out: String = text.chars().take(head).collect();
-    out.push_str(MARKER);
-    out.extend(text.chars().skip(len - tail));
-    (out, len - cap)
+
+    /// The event's text with its part cut to head and tail within `cap` characters (at
+    /// most [`CAP`]), and how many characters were cut.
+    fn at(&self, cap: usize) -> (String, usize) {
+        let (head, tail, len) = match &self.capped {
+            Capped::Nothing => return (self.before.clone(), 0),
+            Capped::Whole { text, len } if *len <= cap => {
+                return (format!("{}{text}", self.before), 0);
+            }
+            Capped::Whole { text, len } => (text, text, *len),
+            Capped::Ends { head, tail, len } => (head, tail, *len),
+        };
+        let keep_head = cap / 2;
+        let keep_tail = cap - keep_head;
+        let mut out = self.before.clone();
+        out.extend(head.chars().take(keep_head));
+        out.push_str(MARKER);
+        out.push_str(last_chars(tail, tail.chars().count(), keep_tail));
+        (out, len - cap)
+    }
+
+    /// Whether the text at `cap` is the text at any larger cap.
+    fn unchanged_at(&self, cap: usize) -> bool {
+        match &self.capped {
+            Capped::Nothing => true,
+            Capped::Whole { len, .. } => *len <= cap,
+            Capped::Ends { .. } => false,
+        }
+    }
 }
 
-/// One event, whole.
-fn whole(records: &[Record], ev: &Ev, cap: usize) -> (String, usize) {
+/// The last `n` of the `len` characters of `text`.
+fn last_chars(text: &str, len: usize, n: usize) -> &str {
+    match text.char_indices().nth(len.saturating_sub(n)) {
+        Some((at, _)) => &text[at..],
+        None => "",
+    }
+}
+
+/// One event, whole but for the head+tail cap of its result, message or error text.
+fn piece(records: &[Record], ev: &Ev) -> Piece {
     let v = rec(records, ev);
     let source = v
         .get("source")
         .and_then(Value::as_str)
         .unwrap_or("environment");
+    let tool = || s(v, "tool_name");
     match ev.kind {
-        Kind::Action => (action(v, source), 0),
-        Kind::Summary => (
-            format!(
+        Kind::Action => Piece {
+            before: action(v, source),
+            capped: Capped::Nothing,
+        },
+        Kind::Summary => Piece {
+            before: format!(
                 "CondensationSummaryEvent ({source})\n  user: {}",
                 s(v, "summary")
             ),
-            0,
-        ),
-        Kind::Observation | Kind::Reject | Kind::AgentError => answer(v, ev.kind, source, cap),
+            capped: Capped::Nothing,
+        },
+        Kind::Observation => {
+            let content: String = to_llm_content(&v["observation"])
+                .iter()
+                .map(Item::display)
+                .collect();
+            let before = format!(
+                "ObservationEvent ({source})\n  Tool: {}\n  Result: ",
+                tool()
+            );
+            Piece::new(before, &content)
+        }
+        Kind::Reject => {
+            let reason = v
+                .get("rejection_reason")
+                .and_then(Value::as_str)
+                .unwrap_or("User rejected the action");
+            let before = format!(
+                "UserRejectObservation ({source})\n  Tool: {}\n  Reason: ",
+                tool()
+            );
+            Piece::new(before, reason)
+        }
+        Kind::AgentError => {
+            let before = format!("AgentErrorEvent ({source})\n  Tool: {}\n  Error: ", tool());
+            Piece::new(before, s(v, "error"))
+        }
         Kind::Message | Kind::System => {
             let m = llm_message(records, ev);
             let joined = m
@@ -131,59 +230,13 @@ fn whole(records: &[Record], ev: &Ev, cap: usize) -> (String, usize) {
                 .map(Item::display)
                 .collect::<Vec<_>>()
                 .join("\n");
-            let (text, cut) = head_tail(&joined, cap);
             let class = if ev.kind == Kind::System {
                 "SystemPromptEvent"
             } else {
                 "MessageEvent"
             };
-            (format!("{class} ({source})\n  {}: {text}", m.role), cut)
+            Piece::new(format!("{class} ({source})\n  {}: ", m.role), &joined)
         }
-    }
-}
-
-/// An observation, rejection or error: head and tail of its text.
-fn answer(v: &Value, kind: Kind, source: &str, cap: usize) -> (String, usize) {
-    match kind {
-        Kind::Observation => {
-            let content: String = to_llm_content(&v["observation"])
-                .iter()
-                .map(Item::display)
-                .collect();
-            let (text, cut) = head_tail(&content, cap);
-            (
-                format!(
-                    "ObservationEvent ({source})\n  Tool: {}\n  Result: {text}",
-                    s(v, "tool_name")
-                ),
-                cut,
-            )
-        }
-        Kind::Reject => {
-            let reason = v
-                .get("rejection_reason")
-                .and_then(Value::as_str)
-                .unwrap_or("User rejected the action");
-            let (text, cut) = head_tail(reason, cap);
-            (
-                format!(
-                    "UserRejectObservation ({source})\n  Tool: {}\n  Reason: {text}",
-                    s(v, "tool_name")
-                ),
-                cut,
-            )
-        }
-        Kind::AgentError => {
-            let (text, cut) = head_tail(s(v, "error"), cap);
-            (
-                format!(
-                    "AgentErrorEvent ({source})\n  Tool: {}\n  Error: {text}",
-                    s(v, "tool_name")
-                ),
-                cut,
-            )
-        }
-        _ => (String::new(), 0),
     }
 }
 
@@ -212,3 +265,7 @@ fn action(v: &Value, source: &str) -> String {
     out.push_str(&format!("\n  Arguments: {arguments}"));
     out
 }
+
+#[cfg(test)]
+#[path = "fixed_oracle.rs"]
+mod oracle;
