@@ -104,43 +104,11 @@ pub struct Costs {
 }
 
 impl Costs {
+    /// Counted on every core: the events' texts are counted apart, in any order.
     pub fn new(records: &[Record], events: &[Ev], counter: &Counter) -> Costs {
-        let mut out = Vec::with_capacity(events.len());
-        let mut tools = Vec::with_capacity(events.len());
-        for ev in events {
-            let m = llm_message(records, ev);
-            let content: usize = m
-                .content
-                .iter()
-                .map(|i| match i {
-                    Item::Text(t) => lcount(counter, t),
-                    Item::Image(n) => IMAGE_TOKENS * n,
-                })
-                .sum();
-            let mut fields: usize = m.args.iter().map(|a| lcount(counter, a)).sum();
-            if let Some(id) = &m.tool_call_id {
-                fields += lcount(counter, id);
-            }
-            if let Some(name) = &m.name {
-                fields += lcount(counter, name) + 1;
-            }
-            out.push(EvCost {
-                header: 3 + lcount(counter, &m.role),
-                content,
-                fields,
-                plain_user: m.plain_user(),
-                system: ev.kind == Kind::System,
-                action_batch: (ev.kind == Kind::Action)
-                    .then(|| response_id(records, ev).to_string()),
-            });
-            tools.push(
-                (ev.kind == Kind::System)
-                    .then(|| tool_definitions(rec(records, ev)))
-                    .flatten()
-                    .map(|d| lcount(counter, &d) + 9),
-            );
-        }
-        Costs { events: out, tools }
+        let each = crate::par::map(events, 64, |ev| cost(records, ev, counter), |_| {});
+        let (events, tools) = each.into_iter().unzip();
+        Costs { events, tools }
     }
 
     /// `get_total_token_count` of the events at `indices` (in order).
@@ -153,6 +121,39 @@ impl Costs {
         }
         running.total()
     }
+}
+
+/// One event's cost and, for a system prompt, its tools' definitions counted.
+fn cost(records: &[Record], ev: &Ev, counter: &Counter) -> (EvCost, Option<usize>) {
+    let m = llm_message(records, ev);
+    let content: usize = m
+        .content
+        .iter()
+        .map(|i| match i {
+            Item::Text(t) => lcount(counter, t),
+            Item::Image(n) => IMAGE_TOKENS * n,
+        })
+        .sum();
+    let mut fields: usize = m.args.iter().map(|a| lcount(counter, a)).sum();
+    if let Some(id) = &m.tool_call_id {
+        fields += lcount(counter, id);
+    }
+    if let Some(name) = &m.name {
+        fields += lcount(counter, name) + 1;
+    }
+    let cost = EvCost {
+        header: 3 + lcount(counter, &m.role),
+        content,
+        fields,
+        plain_user: m.plain_user(),
+        system: ev.kind == Kind::System,
+        action_batch: (ev.kind == Kind::Action).then(|| response_id(records, ev).to_string()),
+    };
+    let tools = (ev.kind == Kind::System)
+        .then(|| tool_definitions(rec(records, ev)))
+        .flatten()
+        .map(|d| lcount(counter, &d) + 9);
+    (cost, tools)
 }
 
 /// `get_total_token_count` folded one event at a time: the merges with the previous event and
