@@ -10,7 +10,7 @@ pub struct Args {
     pub reference: bool,
     /// Time every preset's plan (some are slow on large sessions), not just `PLAN_PRESETS`.
     pub all_presets: bool,
-    /// Only parse, count and dump the texts (for `tools/bench/compare_tiktoken.py`).
+    /// Only parse, count and dump the texts (for `tools/bench/compare.py`).
     pub count_only: bool,
     /// Only what the count cache saves and costs (`cache::cache`).
     pub cache_only: bool,

@@ -13,7 +13,7 @@
 //! `--cache-only` measures only the count cache: counting with an empty and a full memo, the
 //! file's write and read, and `ctxray report --json` without the cache, cold and warm.
 //! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
-//! JSON lines for `tools/bench/compare_tiktoken.py`. Not run by `cargo test`.
+//! JSON lines for `tools/bench/compare.py`. Not run by `cargo test`.
 
 #[path = "../../tools/gen-session/text.rs"]
 mod text;

@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
-"""ctxray's token accounting against Python tiktoken on the same texts, in the same run.
+"""ctxray against Python tiktoken (same texts) and ccusage (same file), in the same run.
 
-Usage: tools/bench/compare_tiktoken.py [--size 100M] [--format claude-code|codex|openai-chat]
-                                       [--threads 2] [--venv DIR] [--assets DIR]
+Usage: tools/bench/compare.py [--size 100M] [--format claude-code|codex|openai-chat]
+                              [--threads 2] [--venv DIR] [--assets DIR]
+                              [--ccusage 20.0.24,18.0.11] [--runs 3]
 
 1. generates a session (benches/perf, cached in the system temp dir) and has ctxray count it,
    dumping every text it counted (one JSON string per line);
 2. times `ctxray report --json` on the session file (read, parse, count, groups, findings,
    JSON out: the whole command);
 3. times Python tiktoken's `encode_ordinary_batch` over the same texts (tokenizing only);
-4. checks the totals are equal and prints ctxray's throughput as a ratio to tiktoken's.
+4. checks the totals are equal and prints ctxray's throughput as a ratio to tiktoken's;
+5. for a Claude Code session, times each ccusage version's `session --json --offline` on the
+   same file (put alone in a CLAUDE_CONFIG_DIR), against `ctxray report --json --no-cache`
+   timed alternately with it (the fastest of `--runs` runs each), and checks that ccusage's
+   sums of reported usage equal the sums of the per-message usage ctxray reports. ccusage
+   sums the usage the file reports; ctxray also tokenizes every text.
 
 tiktoken is installed into a virtualenv (default: ~/.cache/ctxray-bench-venv). With no network
 for tiktoken's BPE download, the files tiktoken-rs ships are placed in tiktoken's cache (their
-sha256 is checked by tiktoken). Not run by CI.
+sha256 is checked by tiktoken). Each ccusage version is installed with npm into
+~/.cache/ctxray-bench-ccusage/VERSION (from 20 on, ccusage is a native binary in an optional
+package of the same version: pick a version the registry has it for). Not run by CI.
 """
 import argparse, glob, hashlib, json, os, shutil, subprocess, sys, tempfile, time
 
@@ -62,6 +70,58 @@ print(json.dumps({"tokens": tokens, "wall": wall, "cpu": cpu, "version": tiktoke
 """
 
 
+def timed(cmd, env=None):
+    start = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, env=env).stdout
+    return time.perf_counter() - start, out
+
+
+def ccusage_bin(version):
+    home = os.path.join(os.path.expanduser("~/.cache/ctxray-bench-ccusage"), version)
+    binary = os.path.join(home, "node_modules", ".bin", "ccusage")
+    if not os.path.exists(binary):
+        os.makedirs(home, exist_ok=True)
+        subprocess.check_call(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", home,
+                               f"ccusage@{version}"])
+    return binary
+
+
+def compare_ccusage(session, versions, runs, ctxray):
+    config = tempfile.mkdtemp(prefix="ctxray-ccusage-")
+    project = os.path.join(config, "projects", "bench")
+    os.makedirs(project)
+    shutil.copyfile(session, os.path.join(project, "session.jsonl"))
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=config)
+    ours_best, report = None, None
+    rows = []
+    for version in versions:
+        binary = ccusage_bin(version)
+        best = None
+        for _ in range(runs):
+            wall, out = timed([binary, "session", "--json", "--offline"], env)
+            best = wall if best is None else min(best, wall)
+            wall, report_out = timed([ctxray, "report", "--json", "--no-cache", session])
+            ours_best = wall if ours_best is None else min(ours_best, wall)
+            report = report_out
+        data = json.loads(out)
+        sessions = data.get("session") or data.get("sessions") or []
+        theirs = {k: sum(s.get(k, 0) for s in sessions)
+                  for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens")}
+        rows.append((version, best, theirs))
+    usage = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+    for m in json.loads(report)["messages"]:
+        for k in usage:
+            usage[k] += (m.get("usage") or {}).get(k) or 0
+    ours = {"inputTokens": usage["input"], "outputTokens": usage["output"],
+            "cacheReadTokens": usage["cache_read"], "cacheCreationTokens": usage["cache_write"]}
+    shutil.rmtree(config, ignore_errors=True)
+    print(f"ctxray report --json --no-cache: {ours_best:.2f} s wall (fastest of {runs * len(versions)})")
+    for version, best, theirs in rows:
+        verdict = "equal" if theirs == ours else f"DIFFERENT ({theirs} vs ctxray {ours})"
+        print(f"ccusage {version} session --json --offline: {best:.2f} s wall (fastest of {runs}) "
+              f"-> ctxray {best / ours_best:.2f}x ccusage's speed; reported usage sums: {verdict}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default="100M")
@@ -69,6 +129,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--venv", default=os.path.expanduser("~/.cache/ctxray-bench-venv"))
     ap.add_argument("--assets")
+    ap.add_argument("--ccusage", default="20.0.24,18.0.11")
+    ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     py = venv_python(args.venv)
     prime_cache(args.assets)
@@ -109,6 +171,9 @@ def main():
     same = theirs["tokens"] == ours["tokens"] == report_tokens
     print(f"totals: tiktoken {theirs['tokens']}, ctxray {ours['tokens']}, report {report_tokens}: "
           + ("equal" if same else "DIFFERENT"))
+    if args.format == "claude-code" and args.ccusage:
+        compare_ccusage(session, args.ccusage.split(","), args.runs,
+                        os.path.join(ROOT, "target", "release", "ctxray"))
     sys.exit(0 if same else 1)
 
 
