@@ -10,13 +10,13 @@ use serde_json::{json, Map, Value};
 
 use super::estimate::count_message;
 use super::groups::{group_messages, walk_pairs, GroupKind};
-use super::model::{truthy, AfMsg, EXCLUDED, GROUP};
+use super::model::{get, truthy, AfMsg, EXCLUDED, GROUP};
 use super::Version;
 
 const BASIS: i64 = 2;
 
 fn raw(m: &AfMsg) -> Option<&Map<String, Value>> {
-    m.props.get(GROUP).and_then(Value::as_object)
+    get(&m.props, GROUP).and_then(Value::as_object)
 }
 
 fn is_int(v: &Value) -> bool {
@@ -73,7 +73,7 @@ fn group_index(m: &AfMsg) -> Option<i64> {
 }
 
 fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
-    v == Version::V1_17 || a.get("token_count_basis").and_then(Value::as_f64) == Some(BASIS as f64)
+    v == Version::V1_17 || get(a, "token_count_basis").and_then(Value::as_f64) == Some(BASIS as f64)
 }
 
 /// `_token_count`: the cached estimate, if current.
@@ -86,7 +86,7 @@ pub fn token_count(m: &AfMsg, v: Version) -> Option<i64> {
 }
 
 fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
-    if let Some(a) = m.props.get_mut(GROUP).and_then(Value::as_object_mut) {
+    if let Some(a) = m.props_mut().get_mut(GROUP).and_then(Value::as_object_mut) {
         a.insert("token_count".into(), json!(count));
         if v == Version::V1_23 {
             a.insert("token_count_basis".into(), json!(BASIS));
@@ -144,7 +144,7 @@ fn write_annotation(
         a.insert("token_count".into(), token_count);
     }
     a.extend(unknown);
-    m.props.insert(GROUP.into(), Value::Object(a));
+    m.props_mut().insert(GROUP.into(), Value::Object(a));
 }
 
 /// `_ordered_group_ids_from_annotations`.
@@ -240,7 +240,9 @@ pub fn annotate_groups(
         let (first, last) = (start + s.start, start + s.end);
         for (idx, m) in msgs.iter_mut().enumerate().take(last + 1).skip(first) {
             write_annotation(m, &s.group_id, s.kind, index, s.has_reasoning, v);
-            m.props.entry(EXCLUDED).or_insert(json!(false));
+            if !m.props.contains_key(EXCLUDED) {
+                m.props_mut().insert(EXCLUDED.into(), json!(false));
+            }
             if span_counts.get(s.group_id.as_str()).copied().unwrap_or(0) > 1 {
                 linked.entry(s.group_id.clone()).or_default().push(idx);
             }
@@ -249,7 +251,7 @@ pub fn annotate_groups(
     for members in linked.values() {
         if members.iter().any(|&i| !msgs[i].excluded()) {
             for &i in members {
-                msgs[i].props.insert(EXCLUDED.into(), json!(false));
+                msgs[i].props_mut().insert(EXCLUDED.into(), json!(false));
             }
         }
     }
@@ -283,10 +285,10 @@ pub fn included_tokens(msgs: &[AfMsg], v: Version) -> i64 {
 pub fn set_excluded(m: &mut AfMsg, excluded: bool, reason: Option<&str>) -> bool {
     let changed = m.props.get(EXCLUDED).is_some_and(truthy) != excluded;
     if changed {
-        m.props.insert(EXCLUDED.into(), json!(excluded));
+        m.props_mut().insert(EXCLUDED.into(), json!(excluded));
     }
     if let Some(r) = reason {
-        m.props
+        m.props_mut()
             .insert(super::model::EXCLUDE_REASON.into(), json!(r));
     }
     changed

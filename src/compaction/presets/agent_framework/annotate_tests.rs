@@ -111,7 +111,7 @@ fn message(rng: &mut Lcg) -> AfMsg {
             json!({"type": "text", "text": "x".repeat(rng.below(40) as usize),
                    "additional_properties": {}}),
         ]),
-        props,
+        props: props.into(),
         extra: Map::new(),
         origin: None,
     }

@@ -31,7 +31,8 @@ pub struct AfMsg {
     pub role: String,
     pub id: Option<String>,
     pub contents: Arc<Contents>,
-    pub props: Map<String, Value>,
+    /// Shared between copies until one of them writes (`props_mut`).
+    pub props: Arc<Map<String, Value>>,
     /// The record's other fields (`author_name` …), written back as they came.
     pub extra: Map<String, Value>,
     /// The session message this stands for; `None` for messages compaction inserted.
@@ -41,7 +42,7 @@ pub struct AfMsg {
 impl AfMsg {
     /// `additional_properties.get("_excluded", False)`, Python-truthy.
     pub fn excluded(&self) -> bool {
-        self.props.get(EXCLUDED).is_some_and(truthy)
+        get(&self.props, EXCLUDED).is_some_and(truthy)
     }
 
     /// The id if set and non-empty (`if message.message_id`).
@@ -71,10 +72,15 @@ impl AfMsg {
             contents: Contents::new(vec![
                 json!({"type": "text", "text": text, "additional_properties": {}}),
             ]),
-            props,
+            props: Arc::new(props),
             extra: Map::new(),
             origin: None,
         }
+    }
+
+    /// The properties to write to, copied first if another copy of the message shares them.
+    pub fn props_mut(&mut self) -> &mut Map<String, Value> {
+        Arc::make_mut(&mut self.props)
     }
 
     /// `Message.to_dict()`: `type`, `role`, `contents`, the other fields, `message_id` when
@@ -92,7 +98,7 @@ impl AfMsg {
         }
         d.insert(
             "additional_properties".into(),
-            Value::Object(self.props.clone()),
+            Value::Object(self.props.as_ref().clone()),
         );
         Value::Object(d)
     }
@@ -155,19 +161,35 @@ pub fn origin_session_ids<'a>(msgs: impl IntoIterator<Item = &'a AfMsg>) -> Vec<
     out
 }
 
+/// `map.get(key)`: the same entry, found by a scan while the map is as small as a content
+/// dict, a message's properties or an annotation (no hashing of the key).
+pub fn get<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if map.len() > 12 {
+        return map.get(key);
+    }
+    map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+}
+
+/// `c.get(key)` of a dict (`None` for anything else).
+fn value_get<'a>(c: &'a Value, key: &str) -> Option<&'a Value> {
+    get(c.as_object()?, key)
+}
+
 /// A content's `type`.
 pub fn ctype(c: &Value) -> &str {
-    c.get("type").and_then(Value::as_str).unwrap_or_default()
+    value_get(c, "type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
 /// A string field of a content dict.
 pub fn field<'a>(c: &'a Value, key: &str) -> Option<&'a str> {
-    c.get(key).and_then(Value::as_str)
+    value_get(c, key).and_then(Value::as_str)
 }
 
 /// A present, non-null field.
 pub fn present<'a>(c: &'a Value, key: &str) -> Option<&'a Value> {
-    c.get(key).filter(|v| !v.is_null())
+    value_get(c, key).filter(|v| !v.is_null())
 }
 
 /// Python truthiness of a JSON value.
@@ -244,11 +266,13 @@ fn from_record(record: &Value, origin: usize) -> Option<AfMsg> {
         role,
         id: field(record, "message_id").map(str::to_string),
         contents,
-        props: record
-            .get("additional_properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default(),
+        props: Arc::new(
+            record
+                .get("additional_properties")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        ),
         extra,
         origin: Some(origin),
     })
@@ -277,7 +301,7 @@ fn from_model(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
         role: role.into(),
         id: m.id.clone(),
         contents: Contents::new(m.parts.iter().map(content_of).collect()),
-        props: Map::new(),
+        props: Arc::default(),
         extra: Map::new(),
         origin: None,
     };

@@ -46,7 +46,7 @@ pub struct Summarization {
 /// `_set_group_summarized_by_summary_id`.
 pub fn mark_summarized(m: &mut AfMsg, summary_id: &str) {
     let entry = m
-        .props
+        .props_mut()
         .entry(GROUP)
         .or_insert_with(|| Value::Object(Map::new()));
     if !entry.is_object() {

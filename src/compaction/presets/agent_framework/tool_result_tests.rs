@@ -62,7 +62,7 @@ fn msg(role: &str, id: Option<String>, contents: Vec<Value>) -> AfMsg {
         role: role.into(),
         id,
         contents: super::model::Contents::new(contents),
-        props: Map::new(),
+        props: Map::new().into(),
         extra: Map::new(),
         origin: None,
     }
@@ -151,7 +151,7 @@ fn history(rng: &mut Rng, len: usize, o: Odds) -> Vec<AfMsg> {
             m.contents = super::model::Contents::new(Vec::new());
         }
         if rng.one_in(o.excluded) {
-            m.props.insert("_excluded".into(), json!(true));
+            m.props_mut().insert("_excluded".into(), json!(true));
         }
         msgs.push(m);
     }
