@@ -104,8 +104,15 @@ pub struct Costs {
 }
 
 impl Costs {
-    /// Counted on every core: the events' texts are counted apart, in any order.
     pub fn new(records: &[Record], events: &[Ev], counter: &Counter) -> Costs {
+        let (events, tools) = events.iter().map(|ev| cost(records, ev, counter)).unzip();
+        Costs { events, tools }
+    }
+
+    /// `new`, the events counted on every core (each event's texts are counted apart): for a
+    /// view counted once. A replay counts mostly remembered texts while its other core works
+    /// aside, where two threads only take turns at the table of remembered counts.
+    pub fn new_on_every_core(records: &[Record], events: &[Ev], counter: &Counter) -> Costs {
         let each = crate::par::map(events, 64, |ev| cost(records, ev, counter), |_| {});
         let (events, tools) = each.into_iter().unzip();
         Costs { events, tools }

@@ -178,7 +178,12 @@ fn decided(
     let params = params(preset, input, settings)?;
     let records = events::records(input.session);
     let view = View::from_records(&records);
-    let costs = count::Costs::new(&records, &view.events, input.counter);
+    // Records carried across plans: a replay (see `Costs::new_on_every_core`).
+    let costs = if input.parsed.is_some() {
+        count::Costs::new(&records, &view.events, input.counter)
+    } else {
+        count::Costs::new_on_every_core(&records, &view.events, input.counter)
+    };
     let decision = cut::decide(&view, &records, &costs, &params);
     let forgotten = match decision.outcome {
         Outcome::Condense { start, end } => (start, end),
