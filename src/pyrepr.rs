@@ -109,20 +109,31 @@ pub fn repr_chars(value: &Value) -> usize {
         Value::Bool(false) => 5,
         Value::Number(_) => repr(value).len(),
         Value::String(s) => str_repr_chars(s),
-        Value::Array(items) => {
-            2 + items.len().saturating_sub(1) * 2 + items.iter().map(repr_chars).sum::<usize>()
-        }
+        Value::Array(items) => list_repr_chars(items.iter().map(repr_chars)),
         Value::Object(map) => dict_repr_chars(map),
     }
 }
 
 /// `len(repr(d))` of a dict, in characters.
 pub fn dict_repr_chars(map: &serde_json::Map<String, Value>) -> usize {
-    2 + map.len().saturating_sub(1) * 2
-        + map
-            .iter()
-            .map(|(k, v)| str_repr_chars(k) + 2 + repr_chars(v))
-            .sum::<usize>()
+    dict_entries_repr_chars(map.iter().map(|(k, v)| (k.as_str(), repr_chars(v))))
+}
+
+/// `len(repr(l))` of a list whose items' reprs are `items` characters long: brackets and
+/// `, ` between items.
+pub fn list_repr_chars(items: impl Iterator<Item = usize>) -> usize {
+    let (mut n, mut total) = (0usize, 0usize);
+    for len in items {
+        total += len;
+        n += 1;
+    }
+    2 + n.saturating_sub(1) * 2 + total
+}
+
+/// `len(repr(d))` of a dict of `entries` (each key and the length of its value's repr):
+/// braces, `': '` after each quoted key and `, ` between entries.
+pub fn dict_entries_repr_chars<'a>(entries: impl Iterator<Item = (&'a str, usize)>) -> usize {
+    list_repr_chars(entries.map(|(k, len)| str_repr_chars(k) + 2 + len))
 }
 
 /// `len(str(value))` in characters.

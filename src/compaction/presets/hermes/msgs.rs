@@ -159,32 +159,26 @@ pub fn rough_tokens(chars: usize, images: usize) -> u64 {
 /// stub) is measured in place, not built.
 pub fn rough_size(m: &HMsg) -> (usize, usize) {
     let mut images = 0usize;
-    let mut kept = 0usize;
-    let mut chars = 2usize;
-    for (k, v) in &m.v {
-        if k == "_anthropic_content_blocks" {
-            continue;
-        }
-        let value = match (k.as_str(), v) {
-            ("content", Value::Array(parts)) => {
-                let inner: usize = parts
-                    .iter()
-                    .map(|p| {
-                        if is_image_part(p) {
-                            images += 1;
-                            pyrepr::repr_chars(&image_stub(p))
-                        } else {
-                            pyrepr::repr_chars(p)
-                        }
-                    })
-                    .sum();
-                2 + parts.len().saturating_sub(1) * 2 + inner
-            }
-            _ => pyrepr::repr_chars(v),
-        };
-        chars += usize::from(kept > 0) * 2 + pyrepr::str_repr_chars(k) + 2 + value;
-        kept += 1;
-    }
+    let entries =
+        m.v.iter()
+            .filter(|(k, _)| *k != "_anthropic_content_blocks")
+            .map(|(k, v)| {
+                let len = match (k.as_str(), v) {
+                    ("content", Value::Array(parts)) => {
+                        pyrepr::list_repr_chars(parts.iter().map(|p| {
+                            if is_image_part(p) {
+                                images += 1;
+                                pyrepr::repr_chars(&image_stub(p))
+                            } else {
+                                pyrepr::repr_chars(p)
+                            }
+                        }))
+                    }
+                    _ => pyrepr::repr_chars(v),
+                };
+                (k.as_str(), len)
+            });
+    let chars = pyrepr::dict_entries_repr_chars(entries);
     (chars, images)
 }
 

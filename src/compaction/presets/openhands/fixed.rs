@@ -39,16 +39,10 @@ pub fn summarizer(
     // user message, and the bound of a text is at least the sum of its parts' (`bound`).
     let mut bounds: Vec<usize> = strings.iter().map(|t| at_least(t)).collect();
     let fixed = at_least(super::consts::SUMMARIZING_SYSTEM) + 2 * 4 + 3;
-    let tokens = |m: &[PromptMessage]| -> usize {
-        m.iter()
-            .map(|p| input.counter.count(&p.content) + 4)
-            .sum::<usize>()
-            + 3
-    };
     // Over the window when the bound says so already; counted only near it. The bound never
     // exceeds the count, so the answer is the count's.
     let over = |strings: &[String], bounds: &[usize]| -> bool {
-        fixed + bounds.iter().sum::<usize>() > window || tokens(&request(strings)) > window
+        fixed + bounds.iter().sum::<usize>() > window || tokens(&request(strings), input) > window
     };
     while retries < RETRIES && cap > 0 && over(&strings, &bounds) {
         cap = cap * 4 / 5;
@@ -61,10 +55,38 @@ pub fn summarizer(
         }
     }
     let messages = request(&strings);
+    let findings = findings(records, forgotten, &cut, cap, retries, window, || {
+        tokens(&messages, input)
+    });
+    (messages, findings)
+}
+
+/// The request's tokens as the summarizer window is checked against: each message's content
+/// and framing, and the reply's.
+fn tokens(messages: &[PromptMessage], input: &PlanInput) -> usize {
+    messages
+        .iter()
+        .map(|p| input.counter.count(&p.content) + 4)
+        .sum::<usize>()
+        + 3
+}
+
+/// What the request still loses: the forgotten events' reasoning and images, the events cut
+/// to head and tail at the final `cap` (`cut`: characters cut per event), and, when the cap
+/// shrank `retries` times, the overflow (`still`: the final request's tokens).
+fn findings(
+    records: &[Record],
+    forgotten: &[Ev],
+    cut: &[usize],
+    cap: usize,
+    retries: usize,
+    window: usize,
+    still: impl FnOnce() -> usize,
+) -> Vec<Finding> {
     let mut findings = reasoning_and_images(records, forgotten);
     let cut_events: Vec<usize> = forgotten
         .iter()
-        .zip(&cut)
+        .zip(cut)
         .filter(|(_, c)| **c > 0)
         .filter_map(|(e, _)| e.msg)
         .collect();
@@ -81,7 +103,7 @@ pub fn summarizer(
         });
     }
     if retries > 0 {
-        let still = tokens(&messages);
+        let still = still();
         findings.push(Finding {
             code: "summarizer-window-overflow",
             severity: if still > window { Severity::Error } else { Severity::Warn },
@@ -92,7 +114,7 @@ pub fn summarizer(
             ),
         });
     }
-    (messages, findings)
+    findings
 }
 
 fn request(strings: &[String]) -> Vec<PromptMessage> {

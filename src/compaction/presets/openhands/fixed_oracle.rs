@@ -1,14 +1,14 @@
 //! The summarizer input as first written: every event rebuilt whole and the request's bound
-//! read whole at each cap. The test oracle of `fixed`.
+//! read whole at each cap. The test oracle of `fixed`'s request and cap (the findings made of
+//! them are `fixed`'s own).
 
 use serde_json::Value;
 
 use super::super::events::Record;
-use super::super::findings::reasoning_and_images;
 use super::super::render::{llm_message, s, to_llm_content, Item};
 use super::super::view::{rec, Ev, Kind};
 use super::{action, CAP, MARKER, RETRIES};
-use crate::compaction::findings::{Finding, Severity};
+use crate::compaction::findings::Finding;
 use crate::compaction::plan::PromptMessage;
 use crate::compaction::preset::PlanInput;
 
@@ -22,12 +22,6 @@ pub fn summarizer(
     let mut cap = CAP;
     let mut retries = 0;
     let (mut messages, mut cut) = attempt(records, forgotten, cap);
-    let tokens = |m: &[PromptMessage]| -> usize {
-        m.iter()
-            .map(|p| input.counter.count(&p.content) + 4)
-            .sum::<usize>()
-            + 3
-    };
     // Over the window when a bound says so already; counted only near it.
     let over = |m: &[PromptMessage]| -> bool {
         let least = m
@@ -35,44 +29,16 @@ pub fn summarizer(
             .map(|p| crate::tokens::bound::at_least(&p.content) + 4)
             .sum::<usize>()
             + 3;
-        least > window || tokens(m) > window
+        least > window || super::tokens(m, input) > window
     };
     while over(&messages) && retries < RETRIES && cap > 0 {
         cap = cap * 4 / 5;
         retries += 1;
         (messages, cut) = attempt(records, forgotten, cap);
     }
-    let mut findings = reasoning_and_images(records, forgotten);
-    let cut_events: Vec<usize> = forgotten
-        .iter()
-        .zip(&cut)
-        .filter(|(_, c)| **c > 0)
-        .filter_map(|(e, _)| e.msg)
-        .collect();
-    if !cut_events.is_empty() {
-        let total: usize = cut.iter().sum();
-        findings.push(Finding {
-            code: "message-truncated",
-            severity: Severity::Info,
-            detail: format!(
-                "{} event(s) over {cap} characters keep head and tail: {total} characters cut from their middles",
-                cut_events.len()
-            ),
-            messages: cut_events,
-        });
-    }
-    if retries > 0 {
-        let still = tokens(&messages);
-        findings.push(Finding {
-            code: "summarizer-window-overflow",
-            severity: if still > window { Severity::Error } else { Severity::Warn },
-            messages: Vec::new(),
-            detail: format!(
-                "the whole-event input overflows the {window}-token summarizer window: the head+tail cap shrank {retries} time(s) by 20% to {cap} characters ({still} tokens{})",
-                if still > window { ", still over" } else { "" }
-            ),
-        });
-    }
+    let findings = super::findings(records, forgotten, &cut, cap, retries, window, || {
+        super::tokens(&messages, input)
+    });
     (messages, findings)
 }
 
