@@ -57,6 +57,7 @@ fn input<'a>(
         model: a.model.as_deref(),
         now: None,
         parsed,
+        carried: None,
     }
 }
 

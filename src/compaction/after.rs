@@ -27,6 +27,35 @@ pub struct After {
     /// What the framework persists when that differs from `history` (OpenHands keeps every
     /// event and appends the `Condensation`; its view is `history`).
     pub persisted: Option<Value>,
+    /// Messages the framework still holds that `session` leaves out, because no later plan of
+    /// a replay reads more of them than the preset keeps here (`None`: `session` is the whole
+    /// list). Only a preset whose input allows it (`PlanInput::carried`) leaves any out.
+    pub carried: Option<Carried>,
+}
+
+/// Messages of a framework's list a replay no longer holds in its history, and what the preset
+/// keeps of them for its later plans (its own type, read back by downcasting).
+#[derive(Clone)]
+pub struct Carried {
+    /// How many messages of the framework's list they are.
+    pub messages: usize,
+    pub state: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl Carried {
+    /// Nothing carried yet, in a replay that lets presets carry messages.
+    pub fn nothing() -> Carried {
+        Carried {
+            messages: 0,
+            state: std::sync::Arc::new(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Carried {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Carried({} messages)", self.messages)
+    }
 }
 
 /// Why a framework history could not be read back.
@@ -66,6 +95,7 @@ pub fn from_history(
         history,
         format: Some(format),
         persisted: None,
+        carried: None,
     })
 }
 
@@ -90,6 +120,7 @@ pub fn from_jsonl(base: &Session, bytes: Vec<u8>, format: Format) -> Result<Afte
         history: Value::Array(records),
         format: Some(format),
         persisted: None,
+        carried: None,
     })
 }
 
@@ -103,6 +134,7 @@ pub fn generic(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
         history,
         format: Some(Format::OpenAiChat),
         persisted: None,
+        carried: None,
     }
 }
 
@@ -118,6 +150,7 @@ pub fn unchanged(session: &Session) -> After {
                 history: chat_dicts(session),
                 format: Some(Format::OpenAiChat),
                 persisted: None,
+                carried: None,
             };
         };
         if last == m.raw.as_ref().map(|r| r.start) {
@@ -132,6 +165,7 @@ pub fn unchanged(session: &Session) -> After {
                     history: chat_dicts(session),
                     format: Some(Format::OpenAiChat),
                     persisted: None,
+                    carried: None,
                 }
             }
         }
@@ -141,6 +175,7 @@ pub fn unchanged(session: &Session) -> After {
         history: Value::Array(records),
         format: Some(session.format),
         persisted: None,
+        carried: None,
     }
 }
 

@@ -29,6 +29,10 @@ pub struct PlanInput<'a> {
     pub now: Option<&'a str>,
     /// Records parsed by earlier plans of the same replay (`None`: parse every record).
     pub parsed: Option<&'a crate::compaction::parsed::Parsed>,
+    /// The messages of the framework's list an earlier compaction of a replay left out of
+    /// `session`, and so a replay's that lets `compacted` leave more out (`None`: `session`
+    /// is the whole list, and `compacted` keeps it whole). Presets that carry none ignore it.
+    pub carried: Option<&'a crate::compaction::after::Carried>,
 }
 
 impl<'a> PlanInput<'a> {
@@ -49,6 +53,7 @@ impl<'a> PlanInput<'a> {
                 .rev()
                 .find_map(|m| m.timestamp.as_deref()),
             parsed: None,
+            carried: None,
         }
     }
 

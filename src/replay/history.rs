@@ -14,7 +14,7 @@
 //! anything.
 
 use crate::analysis::{Analysis, WindowSource};
-use crate::compaction::after::After;
+use crate::compaction::after::{After, Carried};
 use crate::compaction::parsed::Parsed;
 use crate::compaction::preset::PlanInput;
 use crate::compaction::{group_messages, Grouping};
@@ -47,6 +47,9 @@ pub struct History {
     /// (`None`: every plan parses and every compaction counts afresh, the slow path the
     /// differential tests hold the quick one to).
     parsed: Option<Arc<Parsed>>,
+    /// Messages of the framework's list a compaction left out of `session` (`Some` with
+    /// `parsed` only: the preset carries what its later plans read of them).
+    carried: Option<Carried>,
 }
 
 impl History {
@@ -73,6 +76,7 @@ impl History {
             next_record: 0,
             copied: None,
             parsed: reuse.then(|| Arc::new(Parsed::new())),
+            carried: reuse.then(Carried::nothing),
         }
     }
 
@@ -81,8 +85,9 @@ impl History {
         self.total
     }
 
+    /// Messages in the framework's list: the session's and those carried outside it.
     pub fn message_count(&self) -> usize {
-        self.session.messages.len()
+        self.session.messages.len() + self.carried.as_ref().map_or(0, |c| c.messages)
     }
 
     /// Appends the original messages `from..to` of `a`, then brings the source records and
@@ -213,6 +218,7 @@ impl History {
                 .and_then(|i| self.session.messages.get(i))
                 .and_then(|m| m.timestamp.as_deref()),
             parsed: self.parsed.as_deref(),
+            carried: self.carried.as_ref(),
         }
     }
 
@@ -225,6 +231,7 @@ impl History {
         let After {
             mut session,
             format,
+            carried,
             ..
         } = after;
         if format != Some(self.session.format) {
@@ -272,6 +279,10 @@ impl History {
             next_record: next_source,
             copied: None,
             parsed: self.parsed.clone(),
+            carried: self
+                .parsed
+                .as_ref()
+                .map(|_| carried.unwrap_or_else(Carried::nothing)),
         }
     }
 }

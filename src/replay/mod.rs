@@ -226,7 +226,7 @@ impl Run<'_> {
             value: plan.trigger.value,
             threshold: plan.trigger.threshold,
         });
-        if !plan.trigger.fired || !changes_history(&plan, self.history.message_count()) {
+        if !plan.trigger.fired || !changes_history(&plan, self.history.session.messages.len()) {
             return Ok(());
         }
         let summary = plan
@@ -316,7 +316,7 @@ impl Run<'_> {
         let h = &self.history;
         let surviving = crate::compaction::plan::surviving(&plan.split);
         // Events (an excluded Agent Framework message among them) are never sent.
-        let removed: Vec<usize> = (0..h.message_count())
+        let removed: Vec<usize> = (0..h.session.messages.len())
             .filter(|i| surviving.binary_search(i).is_err())
             .filter(|&i| h.session.messages[i].role != Role::Event)
             .collect();

@@ -201,6 +201,7 @@ impl Prefix {
                 .rev()
                 .find_map(|m| m.timestamp.as_deref()),
             parsed: None,
+            carried: None,
         };
         preset.plan(&input, settings)
     }

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use super::estimate::count_message;
 use super::groups::{group_messages, walk_pairs, GroupKind};
 use super::model::{get, truthy, AfMsg, EXCLUDED, GROUP};
+use super::settled::Outside;
 use super::Version;
 
 const BASIS: i64 = 2;
@@ -68,7 +69,7 @@ pub fn group_kind(m: &AfMsg) -> Option<GroupKind> {
     Some(valid(m)?.kind)
 }
 
-fn group_index(m: &AfMsg) -> Option<i64> {
+pub fn group_index(m: &AfMsg) -> Option<i64> {
     valid(m)?.index.as_i64()
 }
 
@@ -161,9 +162,11 @@ pub fn ordered_group_ids(msgs: &[AfMsg]) -> Vec<String> {
     out
 }
 
-fn reannotation_start(msgs: &[AfMsg], index: usize) -> usize {
-    if index == 0 {
-        return 0;
+/// Where re-annotation before `index` starts: the start of the group before it; `index` itself
+/// when settled messages stand between the two (the framework's walk back stops at them).
+fn reannotation_start(msgs: &[AfMsg], index: usize, outside: &Outside) -> usize {
+    if index == 0 || outside.follows(msgs[index - 1].id()) {
+        return index;
     }
     let mut prev = index - 1;
     let Some(prev_id) = group_id(&msgs[prev]) else {
@@ -199,12 +202,14 @@ fn first_gap(msgs: &[AfMsg]) -> Option<usize> {
 }
 
 /// `annotate_message_groups(messages, from_index=..., force_reannotate=...)` (no tokenizer:
-/// no caller in the emulated paths passes one); returns where it re-annotated from, if it did.
+/// no caller in the emulated paths passes one) over a working list that stands after the
+/// settled messages `outside`; returns where it re-annotated from, if it did.
 pub fn annotate_groups(
     msgs: &mut [AfMsg],
     from: Option<usize>,
     force: bool,
     v: Version,
+    outside: &Outside,
 ) -> Option<usize> {
     if msgs.is_empty() {
         return None;
@@ -216,18 +221,19 @@ pub fn annotate_groups(
     } else {
         first_gap(msgs)?
     };
-    let start = reannotation_start(msgs, start);
+    let start = reannotation_start(msgs, start, outside);
     let start = tool_pair_reannotation_start(msgs, start, v);
     let offset = msgs[..start]
         .iter()
         .filter_map(group_index)
         .max()
+        .max(outside.max_index())
         .map_or(0, |x| x + 1);
     let reserved: HashSet<String> = msgs[..start]
         .iter()
         .filter_map(|m| m.id().map(str::to_string))
         .collect();
-    let spans = group_messages(&mut msgs[start..], start, reserved, v);
+    let spans = group_messages(&mut msgs[start..], start, reserved, v, outside);
     let mut span_counts: HashMap<&str, usize> = HashMap::new();
     for s in &spans {
         *span_counts.entry(s.group_id.as_str()).or_default() += 1;
@@ -259,11 +265,11 @@ pub fn annotate_groups(
 }
 
 /// `annotate_token_counts(messages, tokenizer=CharacterEstimatorTokenizer())`.
-pub fn annotate_tokens(msgs: &mut [AfMsg], v: Version) {
+pub fn annotate_tokens(msgs: &mut [AfMsg], v: Version, outside: &Outside) {
     if msgs.is_empty() {
         return;
     }
-    annotate_groups(msgs, None, false, v);
+    annotate_groups(msgs, None, false, v, outside);
     let Some(start) = msgs.iter().position(|m| token_count(m, v).is_none()) else {
         return;
     };

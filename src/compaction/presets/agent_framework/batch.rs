@@ -26,6 +26,7 @@ use super::annotate::{annotate_groups, group_id, group_maps, GroupMaps};
 use super::groups::walk_pairs;
 use super::model::AfMsg;
 use super::run::Run;
+use super::settled::Outside;
 use super::tool_result::summary_id;
 
 /// The list after a framework step, and the groups collapsed since, their summaries pending.
@@ -40,9 +41,12 @@ pub struct Batch {
     pull: Vec<usize>,
     /// Whether a scan from each position would link a result the scan from `base` left alone.
     unsettled: Vec<bool>,
+    /// Whether settled messages stand right after each position's message.
+    followed: Vec<bool>,
     ids: HashSet<String>,
     first: Option<usize>,
     pending: Vec<(usize, AfMsg)>,
+    outside: Outside,
 }
 
 impl Batch {
@@ -75,18 +79,24 @@ impl Batch {
             crossing,
             pull,
             unsettled: marks(&unsettled, n),
+            followed: msgs.iter().map(|m| run.outside.follows(m.id())).collect(),
             ids: msgs
                 .iter()
                 .filter_map(|m| m.id().map(str::to_string))
                 .collect(),
             first: None,
             pending: Vec::new(),
+            outside: run.outside.clone(),
         }
     }
 
     /// Where the framework's step for group `id` would re-annotate from.
     fn reach(&self, at: usize) -> usize {
-        let start = at.checked_sub(1).map_or(0, |prev| self.run_start[prev]);
+        let start = match at.checked_sub(1) {
+            None => 0,
+            Some(prev) if self.followed[prev] => at,
+            Some(prev) => self.run_start[prev],
+        };
         match self.pull[start] {
             earliest if earliest < start => self.run_start[earliest],
             _ => start,
@@ -104,7 +114,8 @@ impl Batch {
             && self.first.is_none_or(|f| s >= f)
             && !self.crossing[s]
             && !self.unsettled[s]
-            && !self.ids.contains(&summary_id(id));
+            && !self.ids.contains(&summary_id(id))
+            && !self.outside.has_id(&summary_id(id));
         ok.then(|| (at, self.maps.of(id).to_vec()))
     }
 
@@ -131,7 +142,7 @@ impl Batch {
             msgs.push(m);
         }
         run.msgs = msgs;
-        annotate_groups(&mut run.msgs, Some(from), false, run.v);
+        annotate_groups(&mut run.msgs, Some(from), false, run.v, &run.outside);
     }
 }
 

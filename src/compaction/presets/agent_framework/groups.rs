@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::model::{ctype, field, AfMsg};
+use super::settled::Outside;
 use super::Version;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,20 +81,23 @@ pub fn is_reasoning_only(m: &AfMsg) -> bool {
     m.role == "assistant" && !m.contents.is_empty() && m.types().all(|t| t == "text_reasoning")
 }
 
-/// `_ensure_message_ids`: ids for id-less messages, `msg_{offset+i}`, made collision-free.
-pub fn ensure_ids(msgs: &mut [AfMsg], offset: usize, reserved: HashSet<String>) {
+/// `_ensure_message_ids` over the tail `msgs` of a working list from its message `offset`:
+/// ids for id-less messages, `msg_{place}`, made collision-free (places and ids in the
+/// framework's list, the settled messages `outside` included).
+pub fn ensure_ids(msgs: &mut [AfMsg], offset: usize, reserved: HashSet<String>, outside: &Outside) {
     let mut existing = reserved;
     existing.extend(msgs.iter().filter_map(|m| m.id().map(str::to_string)));
+    let taken = |existing: &HashSet<String>, id: &str| existing.contains(id) || outside.has_id(id);
     let len = msgs.len();
     for (i, m) in msgs.iter_mut().enumerate() {
         if m.id().is_some() {
             continue;
         }
-        let mut candidate = format!("msg_{}", offset + i);
-        if existing.contains(&candidate) {
-            let mut counter = offset + len;
+        let mut candidate = format!("msg_{}", outside.global(offset + i));
+        if taken(&existing, &candidate) {
+            let mut counter = outside.global(offset + len);
             candidate = format!("msg_{counter}");
-            while existing.contains(&candidate) {
+            while taken(&existing, &candidate) {
                 counter += 1;
                 candidate = format!("msg_{counter}");
             }
@@ -110,14 +114,16 @@ fn group_id_for(m: &AfMsg, group_index: usize) -> String {
     }
 }
 
-/// `group_messages` over a slice (ids assigned first).
+/// `group_messages` over the tail of a working list from its message `offset` (ids assigned
+/// first).
 pub fn group_messages(
     msgs: &mut [AfMsg],
     offset: usize,
     reserved: HashSet<String>,
     v: Version,
+    outside: &Outside,
 ) -> Vec<Span> {
-    ensure_ids(msgs, offset, reserved);
+    ensure_ids(msgs, offset, reserved, outside);
     let mut spans = Vec::new();
     let mut i = 0;
     let n = msgs.len();

@@ -27,6 +27,7 @@ mod pyjson;
 mod quiet;
 mod render;
 mod run;
+mod settled;
 mod strategies;
 mod summarize;
 mod tool_result;

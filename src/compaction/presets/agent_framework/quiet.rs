@@ -22,8 +22,8 @@ use super::estimate::count_message;
 use super::groups::is_reasoning_only;
 use super::model::{field, from_message, from_session_with, AfMsg, EXCLUDED, GROUP};
 use super::params::{build, Strategy};
+use super::settled::Outside;
 use super::{run, AfPreset, Version};
-use crate::compaction::parsed::Parsed;
 use crate::compaction::plan::Trigger;
 use crate::compaction::preset::PlanInput;
 use crate::compaction::quiet::Memo;
@@ -47,6 +47,8 @@ struct State {
     ids: HashSet<String>,
     /// Every `call_id` of the base's contents.
     calls: HashSet<String>,
+    /// The settled messages the list stands after.
+    outside: Outside,
 }
 
 pub fn trigger(
@@ -65,7 +67,7 @@ pub fn trigger(
     let session = input.session;
     let state = memo.state::<State>("agent-framework included")?;
     if state.tokens != Some(tokens) || state.seen > session.messages.len() {
-        *state = base(session, input.parsed, v, tokens);
+        *state = base(input, v, tokens);
     }
     extend(state, session, v);
     if state.dead {
@@ -102,29 +104,34 @@ fn quiet(s: &Strategy, value: i64) -> bool {
 }
 
 /// The list of `session` annotated as a run annotates it, and what later messages need of it.
-fn base(session: &Session, parsed: Option<&Parsed>, v: Version, tokens: bool) -> State {
-    let mut msgs = from_session_with(session, parsed);
+fn base(input: &PlanInput, v: Version, tokens: bool) -> State {
+    let session = input.session;
+    let mut msgs = from_session_with(session, input.parsed);
+    let outside = Outside::of(input);
     let idless: Vec<usize> = (0..msgs.len())
         .filter(|&i| msgs[i].id().is_none())
         .collect();
-    let started = annotate_groups(&mut msgs, None, false, v);
+    let started = annotate_groups(&mut msgs, None, false, v, &outside);
     if tokens {
-        annotate_tokens(&mut msgs, v);
+        annotate_tokens(&mut msgs, v, &outside);
     }
-    let collided = idless
-        .iter()
-        .any(|&i| msgs[i].id().is_some_and(|id| id != format!("msg_{i}")));
+    let collided = idless.iter().any(|&i| {
+        msgs[i]
+            .id()
+            .is_some_and(|id| id != format!("msg_{}", outside.global(i)))
+    });
     let no_gap = started.is_none() && !msgs.is_empty();
     let tail_excluded = tail(&msgs).iter().any(AfMsg::excluded);
     let mut state = State {
         seen: session.messages.len(),
-        len: msgs.len(),
+        len: outside.global(msgs.len()),
         tokens: Some(tokens),
-        dead: collided || no_gap || tail_excluded,
+        dead: collided || no_gap || tail_excluded || outside.meets(&msgs),
         included: msgs.iter().filter(|m| !m.excluded()).count() as i64,
         included_tokens: if tokens { included_tokens(&msgs, v) } else { 0 },
         ids: HashSet::new(),
         calls: HashSet::new(),
+        outside,
     };
     for m in &msgs {
         if let Some(id) = m.id() {
@@ -176,7 +183,7 @@ fn extend(state: &mut State, session: &Session, v: Version) {
         state.len += 1;
         let own_id = af.id().is_some_and(|id| state.ids.insert(id.to_string()));
         let flagged = af.props.contains_key(GROUP) || af.props.contains_key(EXCLUDED);
-        let linked = call_ids(&af).any(|id| state.calls.contains(id));
+        let linked = call_ids(&af).any(|id| state.calls.contains(id)) || state.outside.touches(&af);
         if !own_id || flagged || linked {
             state.dead = true;
             break;

@@ -12,6 +12,7 @@ use super::annotate::{
 use super::groups::GroupKind;
 use super::model::{from_session_with, AfMsg, GROUP, SUMMARIZED_BY};
 use super::params::{build, Strategy};
+use super::settled::Outside;
 use super::strategies::call;
 use super::summarize::included_non_system;
 use super::{findings, AfPreset, Version};
@@ -46,11 +47,17 @@ pub struct Run {
     pub collisions: Vec<String>,
     pub inserted: Vec<String>,
     pub notes: Notes,
+    /// The settled messages of a replay the list stands after (see `settled`).
+    pub outside: Outside,
+    /// A message was inserted with the id of a settled one: the run must be made over the
+    /// whole list.
+    pub reached: bool,
 }
 
 impl Run {
     pub fn insert(&mut self, at: usize, m: AfMsg) {
         if let Some(id) = m.id() {
+            self.reached |= self.outside.has_id(id);
             self.inserted.push(id.to_string());
         }
         self.msgs.insert(at.min(self.msgs.len()), m);
@@ -175,9 +182,9 @@ fn uses_tokenizer(s: &Strategy) -> bool {
 }
 
 fn annotate(run: &mut Run, tokens: bool) {
-    annotate_groups(&mut run.msgs, None, false, run.v);
+    annotate_groups(&mut run.msgs, None, false, run.v, &run.outside);
     if tokens {
-        annotate_tokens(&mut run.msgs, run.v);
+        annotate_tokens(&mut run.msgs, run.v, &run.outside);
     }
 }
 
@@ -203,31 +210,68 @@ pub fn execute(
             preset: preset.name.into(),
             message,
         })?;
+    // A list that meets the settled messages is run whole, as the framework runs it; so is
+    // a run that inserted a message with a settled message's id.
+    let msgs = from_session_with(input.session, input.parsed);
+    let outside = Outside::of(input);
+    if outside.meets(&msgs) {
+        return Ok(run_over(
+            preset,
+            &strategy,
+            outside.whole(msgs),
+            Outside::default(),
+            summary,
+        ));
+    }
+    let done = run_over(preset, &strategy, msgs, outside.clone(), summary);
+    if done.run.reached {
+        let msgs = from_session_with(input.session, input.parsed);
+        return Ok(run_over(
+            preset,
+            &strategy,
+            outside.whole(msgs),
+            Outside::default(),
+            summary,
+        ));
+    }
+    Ok(done)
+}
+
+/// One run of `strategy` over the working list `msgs`, standing after `outside`.
+fn run_over(
+    preset: &AfPreset,
+    strategy: &Strategy,
+    msgs: Vec<AfMsg>,
+    outside: Outside,
+    summary: Option<&str>,
+) -> Executed {
     let mut run = Run {
         v: preset.kind.version(),
         summary: summary.map(str::to_string),
-        msgs: from_session_with(input.session, input.parsed),
+        msgs,
         calls: Vec::new(),
         rendered: Vec::new(),
         log: Vec::new(),
         collisions: Vec::new(),
         inserted: Vec::new(),
         notes: Notes::default(),
+        outside,
+        reached: false,
     };
-    let tokens = uses_tokenizer(&strategy);
+    let tokens = uses_tokenizer(strategy);
     annotate(&mut run, tokens);
-    let measure = measure(&run, &strategy);
-    let changed = call(&mut run, &strategy);
+    let measure = measure(&run, strategy);
+    let changed = call(&mut run, strategy);
     if changed {
         annotate(&mut run, tokens);
     }
-    let after = self::measure(&run, &strategy).1;
-    Ok(Executed {
+    let after = self::measure(&run, strategy).1;
+    Executed {
         run,
         changed,
         measure,
         after,
-    })
+    }
 }
 
 pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result<Plan, PlanError> {

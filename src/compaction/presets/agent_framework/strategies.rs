@@ -165,16 +165,16 @@ fn selective(run: &mut Run, keep: i64) -> bool {
 
 fn token_budget(run: &mut Run, budget: i64, strategies: &[Strategy], early_stop: bool) -> bool {
     let v = run.v;
-    annotate_groups(&mut run.msgs, None, false, v);
-    annotate_tokens(&mut run.msgs, v);
+    annotate_groups(&mut run.msgs, None, false, v, &run.outside);
+    annotate_tokens(&mut run.msgs, v, &run.outside);
     if included_tokens(&run.msgs, v) <= budget {
         return false;
     }
     let mut changed = false;
     for s in strategies {
         changed = call(run, s) || changed;
-        annotate_groups(&mut run.msgs, None, false, v);
-        annotate_tokens(&mut run.msgs, v);
+        annotate_groups(&mut run.msgs, None, false, v, &run.outside);
+        annotate_tokens(&mut run.msgs, v, &run.outside);
         if early_stop && included_tokens(&run.msgs, v) <= budget {
             return changed;
         }
@@ -182,7 +182,7 @@ fn token_budget(run: &mut Run, budget: i64, strategies: &[Strategy], early_stop:
     if included_tokens(&run.msgs, v) <= budget {
         return changed;
     }
-    annotate_groups(&mut run.msgs, None, false, v);
+    annotate_groups(&mut run.msgs, None, false, v, &run.outside);
     let ordered = ordered_group_ids(&run.msgs);
     let g = group_maps(&run.msgs);
     let minimum = minimum_retained(&run.msgs, &ordered, &g);
@@ -229,13 +229,13 @@ pub struct ContextWindow {
 
 fn context_window(run: &mut Run, c: &ContextWindow) -> bool {
     let v = run.v;
-    annotate_groups(&mut run.msgs, None, false, v);
-    annotate_tokens(&mut run.msgs, v);
+    annotate_groups(&mut run.msgs, None, false, v, &run.outside);
+    annotate_tokens(&mut run.msgs, v, &run.outside);
     let mut changed = false;
     if included_tokens(&run.msgs, v) > c.eviction_tokens {
         changed = tool_result(run, c.keep_last_tool_call_groups);
-        annotate_groups(&mut run.msgs, None, false, v);
-        annotate_tokens(&mut run.msgs, v);
+        annotate_groups(&mut run.msgs, None, false, v, &run.outside);
+        annotate_tokens(&mut run.msgs, v, &run.outside);
     }
     if included_tokens(&run.msgs, v) > c.truncation_tokens {
         let t = Truncation {

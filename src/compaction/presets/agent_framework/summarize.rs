@@ -136,12 +136,14 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
 
 /// Marks the `chosen` messages (of groups `ids`) summarized and inserts the summary at `at`.
 fn insert_summary(run: &mut Run, summary: &str, chosen: &[usize], ids: Vec<String>, at: usize) {
-    let summary_id = format!("summary_{}", run.msgs.len());
+    let summary_id = format!("summary_{}", run.msgs.len() + run.outside.len());
     let original_ids: Vec<String> = chosen
         .iter()
         .filter_map(|&i| run.msgs[i].id().map(str::to_string))
         .collect();
-    if run.msgs.iter().any(|m| m.id() == Some(summary_id.as_str())) {
+    if run.outside.has_id(&summary_id)
+        || run.msgs.iter().any(|m| m.id() == Some(summary_id.as_str()))
+    {
         run.collisions.push(summary_id.clone());
     }
     for &i in chosen {
@@ -159,7 +161,7 @@ fn insert_summary(run: &mut Run, summary: &str, chosen: &[usize], ids: Vec<Strin
         at,
         AfMsg::inserted(summary_id, summary, annotation, origins),
     );
-    annotate_groups(&mut run.msgs, Some(at), false, run.v);
+    annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside);
 }
 
 /// The summary as the framework stores it (`response.text.strip()`); `None`, with the

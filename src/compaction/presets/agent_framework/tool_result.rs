@@ -71,7 +71,7 @@ fn step(run: &mut Run, id: &str, changed: &mut bool) -> Option<usize> {
     let summary = collapse(run, id, &members, changed);
     let at = g.starts.get(id).copied().unwrap_or(0);
     run.insert(at, summary);
-    annotate_groups(&mut run.msgs, Some(at), false, run.v)
+    annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside)
 }
 
 /// Excludes the `members` of group `id`, back-links them to their summary, notes the collapse

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::annotate::{annotate_groups, group_maps};
 use super::model::AfMsg;
 use super::run::{Notes, Run};
+use super::settled::Outside;
 use super::strategies::tool_groups;
 use super::tool_result::{collapse, collapse_groups};
 use super::Version;
@@ -26,7 +27,7 @@ fn by_step(run: &mut Run, keep: i64) -> bool {
         let summary = collapse(run, id, &members, &mut changed);
         let at = g.starts.get(id).copied().unwrap_or(0);
         run.insert(at, summary);
-        annotate_groups(&mut run.msgs, Some(at), false, run.v);
+        annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside);
         g = group_maps(&run.msgs);
     }
     changed
@@ -161,9 +162,9 @@ fn history(rng: &mut Rng, len: usize, o: Odds) -> Vec<AfMsg> {
 fn run_of(msgs: Vec<AfMsg>, v: Version, annotated_before: usize) -> Run {
     let mut msgs = msgs;
     let mut rest = msgs.split_off(annotated_before.min(msgs.len()));
-    annotate_groups(&mut msgs, None, false, v);
+    annotate_groups(&mut msgs, None, false, v, &Outside::default());
     msgs.append(&mut rest);
-    annotate_groups(&mut msgs, None, false, v);
+    annotate_groups(&mut msgs, None, false, v, &Outside::default());
     Run {
         v,
         summary: None,
@@ -174,6 +175,8 @@ fn run_of(msgs: Vec<AfMsg>, v: Version, annotated_before: usize) -> Run {
         collisions: Vec::new(),
         inserted: Vec::new(),
         notes: Notes::default(),
+        outside: Outside::default(),
+        reached: false,
     }
 }
 
