@@ -6,7 +6,9 @@
 //! records (serialise, then parse with ctxray's own parser, so what is shown, counted and
 //! planned again is exactly what the framework would hand back), and the generic `After` of
 //! presets whose framework keeps no history of its own shape (the kept messages around the
-//! summary, as OpenAI chat dicts). Must not: call a summarizer, count tokens or decide a cut.
+//! summary, as OpenAI chat dicts), and `Carried`, what a preset keeps of messages its framework
+//! still holds but a replay's history leaves out. Must not: call a summarizer, count tokens or
+//! decide a cut.
 
 use serde_json::Value;
 

@@ -9,7 +9,11 @@
 //! `PlanInput` a preset reads. Once the history has its own records (after a compaction),
 //! appended messages bring the source bytes between them along, so a framework that reads the
 //! records between messages (OpenHands: a batch's later actions, condensation requests) finds
-//! them. Tool-call groups are computed when a preset plans the history, not at each append
+//! them. Messages the framework still holds but a preset's compaction left out of the history
+//! (`After::carried`: Agent Framework's settled excluded runs) are carried beside it: counted
+//! in the framework's list (`message_count`), handed back to the preset's later plans
+//! (`PlanInput::carried`), never counted as tokens (they are never sent). Tool-call groups are
+//! computed when a preset plans the history, not at each append
 //! (most checks only ask the trigger, which reads none). Must not: run presets or decide
 //! anything.
 
