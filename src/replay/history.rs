@@ -417,6 +417,42 @@ mod tests {
         assert_eq!(c.tokens(), fresh.total());
     }
 
+    /// An Agent Framework compaction in a replay leaves its settled excluded runs out of the
+    /// history and carries them: the framework's list keeps its length, the history does
+    /// not hold them, and a plan of the history reads them back through `carried`.
+    #[test]
+    fn agent_framework_s_settled_runs_are_carried_beside_the_history() {
+        let a = demo();
+        let p = preset::find("agent-framework-sliding").unwrap();
+        let sets = ["keep_last_groups=2".to_string()];
+        let mut h = History::new(&a, true);
+        let n = a.session.messages.len();
+        let mut carried = 0;
+        let mut fed = 0;
+        for upto in [n / 3, 2 * n / 3, n] {
+            h.append(&a, fed, upto);
+            fed = upto;
+            let plan = preset::run(p, &h.input(&a), &sets).unwrap();
+            if !plan.trigger.fired {
+                continue;
+            }
+            let after = p.compacted(&h.input(&a), &plan, None);
+            let listed =
+                after.session.messages.len() + after.carried.as_ref().map_or(0, |c| c.messages);
+            let c = h.compacted(&a, after, 1 << 40);
+            assert_eq!(c.message_count(), listed);
+            carried = c.message_count() - c.session.messages.len();
+            h = c;
+        }
+        assert!(carried > 0, "nothing was carried");
+        // The slow path keeps the framework's whole list in the history.
+        let mut whole = History::new(&a, false);
+        whole.append(&a, 0, n);
+        let plan = preset::run(p, &whole.input(&a), &sets).unwrap();
+        let after = p.compacted(&whole.input(&a), &plan, None);
+        assert!(after.carried.is_none());
+    }
+
     #[test]
     fn recorded_usage_is_replaced_by_the_replay_s_own_count() {
         let a = demo();
