@@ -3,7 +3,8 @@
 //! without a run, for a history that only grows.
 //!
 //! The first check on a memo annotates the whole list as a run does (`Base`), which also
-//! covers the list a compaction left (excluded messages included); the messages appended after
+//! covers the list a compaction left (excluded messages included, the runs a replay settled
+//! read through `settled::Outside` as a run reads them); the messages appended after
 //! it are folded one at a time. An appended message that the framework would annotate into
 //! the existing list can change nothing there — no annotation or exclusion flag of its own, an
 //! id of its own and no `call_id` the base holds — so it adds one included message and its own
