@@ -214,25 +214,21 @@ pub fn execute(
     // a run that inserted a message with a settled message's id.
     let msgs = from_session_with(input.session, input.parsed);
     let outside = Outside::of(input);
+    let whole = |msgs| {
+        run_over(
+            preset,
+            &strategy,
+            outside.whole(msgs),
+            Outside::default(),
+            summary,
+        )
+    };
     if outside.meets(&msgs) {
-        return Ok(run_over(
-            preset,
-            &strategy,
-            outside.whole(msgs),
-            Outside::default(),
-            summary,
-        ));
+        return Ok(whole(msgs));
     }
-    let done = run_over(preset, &strategy, msgs, outside.clone(), summary);
+    let done = run_over(preset, &strategy, msgs.clone(), outside.clone(), summary);
     if done.run.reached {
-        let msgs = from_session_with(input.session, input.parsed);
-        return Ok(run_over(
-            preset,
-            &strategy,
-            outside.whole(msgs),
-            Outside::default(),
-            summary,
-        ));
+        return Ok(whole(msgs));
     }
     Ok(done)
 }
