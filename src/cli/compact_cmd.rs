@@ -129,7 +129,7 @@ pub fn summarize_network(
 
 pub fn compact_json<'a>(
     before: &'a Analysis,
-    plan: &Plan,
+    plan: &'a Plan,
     c: &Compaction,
 ) -> super::report_json::Doc<'a> {
     let mut doc = plan_cmd::plan_json(before, plan);

@@ -19,8 +19,8 @@ pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::
 }
 
 /// The plan document: the report's fields plus the plan's.
-pub fn plan_json<'a>(a: &'a Analysis, plan: &Plan) -> report_json::Doc<'a> {
-    let mut doc = report_json::report(a);
+pub fn plan_json<'a>(a: &'a Analysis, plan: &'a Plan) -> report_json::Doc<'a> {
+    let mut doc = report_json::report(a).with_plan(plan);
     let fates = source_fates(&a.session, &plan.split);
     let preset = preset::find(plan.preset).ok();
     let extra = json!({
@@ -48,9 +48,7 @@ pub fn plan_json<'a>(a: &'a Analysis, plan: &Plan) -> report_json::Doc<'a> {
         "kept_source_indices": fates.kept,
         "summarized_source_indices": fates.summarized,
         "dropped_source_indices": fates.dropped,
-        "summarizer": {
-            "messages": plan.summarizer.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect::<Vec<_>>(),
-        },
+        "summarizer": null,
         "insertion": plan.insertion.as_ref().map(|i| json!({"role": i.role.as_str(), "position": i.position, "prefix": i.prefix})),
     });
     if let Value::Object(extra) = extra {

@@ -1,22 +1,36 @@
 //! `report --json`: the report document of DESIGN.md's CLI contract.
 //!
-//! The per-message entries are most of a large report: they are not held in the document but
-//! made one at a time as it is written ([`Doc`]), so a report of 100k messages does not build
-//! a tree of them all first.
+//! The per-message entries, the groups and a plan's summarizer request are most of a large
+//! document: they are not held in it but made one at a time, borrowed, as it is written
+//! ([`Doc`]), so a report of 100k messages does not build a tree of them all first.
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::analysis::Analysis;
+use crate::compaction::plan::Plan;
 use crate::session::{Message, Part, Usage};
 
-/// A report document: every field as a value, but `messages` and `children`, which are
-/// written from the analysis when the document is serialized.
+/// A report document: every field as a value, but `messages`, `groups` and `children`
+/// (and a plan's `summarizer`), which are written from the analysis (and the plan) when the
+/// document is serialized.
 pub struct Doc<'a> {
-    /// The fields; `messages` and `children` hold `null` until written.
+    /// The fields; `messages`, `groups`, `children` and `summarizer` hold `null` until written.
     pub fields: serde_json::Map<String, Value>,
     analysis: &'a Analysis,
+    plan: Option<&'a Plan>,
+}
+
+impl<'a> Doc<'a> {
+    /// The document with a plan whose summarizer request is written in place of a `null`
+    /// `summarizer` field.
+    pub fn with_plan(self, plan: &'a Plan) -> Doc<'a> {
+        Doc {
+            plan: Some(plan),
+            ..self
+        }
+    }
 }
 
 impl Serialize for Doc<'_> {
@@ -26,6 +40,11 @@ impl Serialize for Doc<'_> {
         for (key, value) in &self.fields {
             match key.as_str() {
                 "messages" if value.is_null() => map.serialize_entry(key, &Messages(a))?,
+                "groups" if value.is_null() => map.serialize_entry(key, &Groups(a))?,
+                "summarizer" if value.is_null() => match self.plan {
+                    Some(plan) => map.serialize_entry(key, &Summarizer(plan))?,
+                    None => map.serialize_entry(key, value)?,
+                },
                 "children" if value.is_null() => {
                     let children: Vec<Doc> = a.children.iter().map(report).collect();
                     map.serialize_entry(key, &children)?
@@ -53,6 +72,58 @@ impl Serialize for Messages<'_> {
     }
 }
 
+/// The tool-call groups, made as they are written.
+struct Groups<'a>(&'a Analysis);
+
+impl Serialize for Groups<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.grouping.groups.iter().map(|g| GroupDoc {
+            id: g.id,
+            messages: &g.messages,
+            call_ids: &g.call_ids,
+            complete: g.complete(),
+            unanswered: &g.unanswered,
+            orphaned: &g.orphaned,
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct GroupDoc<'a> {
+    id: usize,
+    messages: &'a [usize],
+    call_ids: &'a [String],
+    complete: bool,
+    unanswered: &'a [String],
+    orphaned: &'a [String],
+}
+
+/// A plan's summarizer request, its texts borrowed from the plan.
+struct Summarizer<'a>(&'a Plan);
+
+impl Serialize for Summarizer<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Request<'a> {
+            messages: Vec<PromptDoc<'a>>,
+        }
+        #[derive(Serialize)]
+        struct PromptDoc<'a> {
+            role: &'a str,
+            content: &'a str,
+        }
+        Request {
+            messages: (self.0.summarizer.iter())
+                .map(|m| PromptDoc {
+                    role: m.role.as_str(),
+                    content: &m.content,
+                })
+                .collect(),
+        }
+        .serialize(serializer)
+    }
+}
+
 fn message(a: &Analysis, m: &Message, c: &crate::tokens::MessageCount) -> Value {
     json!({
         "index": m.index,
@@ -75,21 +146,6 @@ fn message(a: &Analysis, m: &Message, c: &crate::tokens::MessageCount) -> Value 
 /// The report of one session and, nested, its children.
 pub fn report(a: &Analysis) -> Doc<'_> {
     let s = &a.session;
-    let groups: Vec<Value> = a
-        .grouping
-        .groups
-        .iter()
-        .map(|g| {
-            json!({
-                "id": g.id,
-                "messages": g.messages,
-                "call_ids": g.call_ids,
-                "complete": g.complete(),
-                "unanswered": g.unanswered,
-                "orphaned": g.orphaned,
-            })
-        })
-        .collect();
     let marks: Vec<Value> = s
         .marks
         .iter()
@@ -122,7 +178,7 @@ pub fn report(a: &Analysis) -> Doc<'_> {
         "context_window": a.window,
         "context_window_source": a.window_source.as_str(),
         "messages": null,
-        "groups": groups,
+        "groups": null,
         "marks": marks,
         "total_tokens": total,
         "text_tokens": a.counts.messages.iter().map(|c| c.tokens).sum::<usize>(),
@@ -138,6 +194,7 @@ pub fn report(a: &Analysis) -> Doc<'_> {
     Doc {
         fields,
         analysis: a,
+        plan: None,
     }
 }
 
