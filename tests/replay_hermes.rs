@@ -140,7 +140,7 @@ fn the_value_after_a_compaction_is_hermes_estimate_of_the_carried_list() {
 fn records(a: &Analysis, range: std::ops::Range<usize>) -> Vec<u8> {
     let records: Vec<serde_json::Value> = a.session.messages[range]
         .iter()
-        .map(|m| serde_json::from_slice(a.session.raw_record(m).unwrap()).unwrap())
+        .map(|m| serde_json::from_slice(&a.session.raw_record(m).unwrap()).unwrap())
         .collect();
     serde_json::to_vec(&records).unwrap()
 }

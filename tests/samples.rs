@@ -62,7 +62,7 @@ fn check_session(rel: &str, session: &ctxray::session::Session) {
         );
         if let Some(raw) = session.raw_record(m) {
             assert!(
-                serde_json::from_slice::<serde_json::Value>(raw).is_ok(),
+                serde_json::from_slice::<serde_json::Value>(&raw).is_ok(),
                 "{rel} #{i}: raw range is not a JSON record"
             );
         }

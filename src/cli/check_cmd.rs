@@ -62,17 +62,33 @@ impl Checked {
     }
 }
 
-/// The 1-based file line of the first message each finding names.
+/// The 1-based file line of the first message each finding names: the line breaks before
+/// its record's start, counted over the source a megabyte at a time (a session read a chunk at
+/// a time reads its file again for it).
 fn source_lines(session: &crate::session::Session, findings: &[Finding]) -> HashMap<usize, usize> {
-    let newlines: Vec<usize> = memchr::memchr_iter(b'\n', &session.buffer).collect();
-    findings
+    let mut starts: Vec<(usize, usize)> = findings
         .iter()
         .filter_map(|f| {
             let m = *f.messages.first()?;
-            let start = session.messages.get(m)?.raw.as_ref()?.start;
-            Some((m, newlines.partition_point(|&n| n < start) + 1))
+            Some((session.messages.get(m)?.raw.as_ref()?.start, m))
         })
-        .collect()
+        .collect();
+    starts.sort_unstable();
+    let mut lines = HashMap::new();
+    let (mut at, mut breaks) = (0, 0);
+    let len = session.raw_len();
+    for (start, m) in starts {
+        while at < start.min(len) {
+            let end = start.min(len).min(at + (1 << 20));
+            let Some(bytes) = session.raw_range(at..end) else {
+                return lines;
+            };
+            breaks += memchr::memchr_iter(b'\n', &bytes).count();
+            at = end;
+        }
+        lines.insert(m, breaks + 1);
+    }
+    lines
 }
 
 impl FileCheck {

@@ -159,7 +159,7 @@ pub fn unchanged(session: &Session) -> After {
             continue;
         }
         last = m.raw.as_ref().map(|r| r.start);
-        match serde_json::from_slice::<Value>(raw) {
+        match serde_json::from_slice::<Value>(&raw) {
             Ok(v) => records.push(v),
             Err(_) => {
                 return After {
@@ -212,7 +212,7 @@ mod tests {
             .session
             .raw_record(&after.session.messages[1])
             .unwrap();
-        let v: Value = serde_json::from_slice(raw).unwrap();
+        let v: Value = serde_json::from_slice(&raw).unwrap();
         assert_eq!(v, history[1]);
     }
 

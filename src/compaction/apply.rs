@@ -27,6 +27,7 @@ pub fn apply(session: &Session, plan: &Plan, summary: Option<&str>) -> Session {
         marks: Vec::new(),
         children: Vec::new(),
         buffer: session.buffer.clone(),
+        records: session.records.clone(),
     };
     if !plan.trigger.fired {
         out.messages = session.messages.clone();

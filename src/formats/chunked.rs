@@ -1,25 +1,29 @@
 //! Reading a large JSON Lines session of a format read one line at a time (Claude Code,
-//! Codex) a chunk at a time, for a command that needs only the messages (`report`): each
-//! chunk's bytes go once its lines are read, so the file is never in memory whole.
+//! Codex) a chunk at a time: each chunk's bytes go once its lines are read, so the file is
+//! never in memory whole. A command that needs only the messages (`report`) lets the bytes go
+//! for good; one that reads records as they were (a plan, a diff, a compaction) reads them
+//! again from the file when it asks (`FileRecords`, `Session::records`).
 //!
 //! Owns: cutting the file into chunks at line ends, checking each chunk as the whole-file load
 //! checks its lines (`common::Chunk`: same line numbers, byte ranges, skipped lines, limit),
-//! feeding the lines to the format's reader, and the source bookkeeping. Must not: give a
-//! session other than the whole-file load of the same file gives, but for its raw bytes
-//! (`Session::buffer` is empty). Where that cannot be known from one pass — another format, a
-//! first line that is not a record, a Claude Code subagent's own file, a Codex file of the
-//! older event shape — the file is loaded whole instead, as before.
+//! feeding the lines to the format's reader, the source bookkeeping, and reading a record's
+//! bytes again. Must not: give a session other than the whole-file load of the same file
+//! gives, but for where its raw bytes are (`Session::buffer` is empty). Where that cannot be
+//! known from one pass — another format, a first line that is not a record, a Claude Code
+//! subagent's own file, a Codex file of the older event shape — the file is loaded whole
+//! instead, as before, its bytes kept in memory when they are wanted.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::common::{Chunk, Doc, Item, Loaded};
 use super::{claude_code, codex, detect, LoadError};
 use crate::limits::Limits;
 use crate::progress::Progress;
-use crate::session::{Format, Session};
+use crate::session::{Format, RecordSource, Session};
 
 /// Bytes read at a time. A line longer than this makes its chunk longer.
 pub const CHUNK: usize = 4 << 20;
@@ -37,6 +41,19 @@ pub fn load_released(
     load_released_in(path, from, limits, progress, on_head, CHUNK)
 }
 
+/// The session in `path` (a regular file) read as [`load_released`] reads it, but with its
+/// records still to be had: read again from the file when it was read a chunk at a time,
+/// else kept in memory as the whole-file load keeps them.
+pub fn load_kept(
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+    progress: Option<&Progress>,
+    on_head: impl FnOnce(&Session),
+) -> Result<Session, LoadError> {
+    load_in(path, from, limits, progress, on_head, CHUNK, Bytes::Kept)
+}
+
 /// [`load_released`] with chunks of `chunk` bytes (tests cut small files finely).
 pub fn load_released_in(
     path: &Path,
@@ -45,6 +62,36 @@ pub fn load_released_in(
     progress: Option<&Progress>,
     on_head: impl FnOnce(&Session),
     chunk: usize,
+) -> Result<Session, LoadError> {
+    load_in(
+        path,
+        from,
+        limits,
+        progress,
+        on_head,
+        chunk,
+        Bytes::Released,
+    )
+}
+
+/// What becomes of the source's bytes once its messages are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Bytes {
+    /// Let go for good.
+    Released,
+    /// Kept (a file loaded whole), or read again from the file (one read a chunk at a time).
+    Kept,
+}
+
+/// [`load_released`] or [`load_kept`], as `bytes` says, with chunks of `chunk` bytes.
+pub fn load_in(
+    path: &Path,
+    from: Option<Format>,
+    limits: &Limits,
+    progress: Option<&Progress>,
+    on_head: impl FnOnce(&Session),
+    chunk: usize,
+    keep: Bytes,
 ) -> Result<Session, LoadError> {
     let shown = path.display().to_string();
     let io = |source| LoadError::Io {
@@ -55,7 +102,7 @@ pub fn load_released_in(
     let mut bytes = Vec::new();
     let eof = fill(&mut file, &mut bytes, chunk, progress).map_err(io)?;
     let Some(cut) = head_cut(&bytes).filter(|_| !eof) else {
-        return whole(file, bytes, path, from, limits, progress);
+        return whole(file, bytes, path, from, limits, progress, keep);
     };
     let rest = bytes.split_off(cut);
     let head = Loaded::within(bytes, Some(path.to_path_buf()), &shown, limits.line)?;
@@ -76,7 +123,7 @@ pub fn load_released_in(
     let Some(mut reader) = reader else {
         let mut bytes = unshared(head);
         bytes.extend_from_slice(&rest);
-        return whole(file, bytes, path, from, limits, progress);
+        return whole(file, bytes, path, from, limits, progress, keep);
     };
     let offset = head.buffer.len();
     drop(head);
@@ -112,9 +159,66 @@ pub fn load_released_in(
     }
     if !reader.consistent() {
         // The lines read differently once all were seen: read the file again, whole.
-        return super::load_path_within(path, from, limits).map(released);
+        let session = super::load_path_within(path, from, limits)?;
+        return Ok(if keep == Bytes::Kept {
+            session
+        } else {
+            released(session)
+        });
     }
-    Ok(released(reader.finish(Some(path))))
+    let session = reader.finish(Some(path));
+    if keep == Bytes::Released {
+        return Ok(released(session));
+    }
+    let records: Arc<dyn RecordSource> = Arc::new(FileRecords {
+        file: Mutex::new(file),
+        len: at.offset,
+    });
+    let head = session.buffer.clone();
+    Ok(reading_again(session, &head, &records))
+}
+
+/// The session, and the children read from the same file (those holding its first chunk's
+/// bytes), with their records read again from the file; children read from files of their
+/// own keep their bytes.
+fn reading_again(
+    mut session: Session,
+    head: &Arc<Vec<u8>>,
+    records: &Arc<dyn RecordSource>,
+) -> Session {
+    if Arc::ptr_eq(&session.buffer, head) {
+        session.buffer = Arc::default();
+        session.records = Some(records.clone());
+    }
+    session.children = (session.children.into_iter())
+        .map(|child| reading_again(child, head, records))
+        .collect();
+    session
+}
+
+/// A file read a chunk at a time, its records read again where a command asks for them.
+#[derive(Debug)]
+pub struct FileRecords {
+    file: Mutex<File>,
+    /// Bytes read when the session was: ranges past them are not the session's.
+    len: usize,
+}
+
+impl RecordSource for FileRecords {
+    fn bytes(&self) -> usize {
+        self.len
+    }
+
+    fn read(&self, range: Range<usize>) -> Option<Vec<u8>> {
+        if range.start > range.end || range.end > self.len {
+            return None;
+        }
+        let mut file = self.file.lock().ok()?;
+        file.seek(SeekFrom::Start(range.start as u64)).ok()?;
+        let mut bytes = vec![0; range.len()];
+        file.read_exact(&mut bytes).ok()?;
+        Some(bytes)
+    }
 }
 
 /// Where the next chunk starts in the whole source.
@@ -211,7 +315,8 @@ fn fill(
     Ok(false)
 }
 
-/// The rest of `file` after `bytes`, loaded whole as before, its bytes then let go.
+/// The rest of `file` after `bytes`, loaded whole as before, its bytes then let go unless
+/// `keep` says otherwise.
 fn whole(
     mut file: File,
     mut bytes: Vec<u8>,
@@ -219,13 +324,19 @@ fn whole(
     from: Option<Format>,
     limits: &Limits,
     progress: Option<&Progress>,
+    keep: Bytes,
 ) -> Result<Session, LoadError> {
     let shown = path.display().to_string();
     while !fill(&mut file, &mut bytes, 1 << 20, progress).map_err(|source| LoadError::Io {
         path: shown.clone(),
         source,
     })? {}
-    super::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits).map(released)
+    let session = super::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)?;
+    Ok(if keep == Bytes::Kept {
+        session
+    } else {
+        released(session)
+    })
 }
 
 /// The bytes of a loaded head no one else holds (copied when another holder remains).

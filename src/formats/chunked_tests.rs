@@ -1,9 +1,10 @@
 //! The chunk-at-a-time load against the whole-file load: the same session (but its bytes)
-//! from every Claude Code and Codex file at hand, cut at every size, and the same refusal.
+//! from every Claude Code and Codex file at hand, cut at every size, and the same refusal;
+//! kept, the same raw records, read again from the file.
 
 use std::path::{Path, PathBuf};
 
-use super::chunked::load_released_in;
+use super::chunked::{load_in, load_released_in, Bytes};
 use super::{detect, load_path_within, LoadError, Loaded};
 use crate::limits::Limits;
 use crate::session::{Format, Session};
@@ -28,6 +29,34 @@ fn shown(s: &Session) -> String {
     )
 }
 
+/// What a command reads of a session's bytes: every message's raw record, the first line and
+/// the whole source (its children's too).
+fn raw(s: &Session) -> String {
+    let records: Vec<Option<Vec<u8>>> = s
+        .messages
+        .iter()
+        .map(|m| s.raw_record(m).map(|r| r.into_owned()))
+        .collect();
+    let children: Vec<String> = s.children.iter().map(raw).collect();
+    format!(
+        "{records:?}\n{:?}\n{:?}\n{children:?}",
+        s.raw_first_line(),
+        s.raw_bytes().map(|b| b.len())
+    )
+}
+
+fn whole_raw(path: &Path, limits: &Limits) -> Result<String, String> {
+    load_path_within(path, None, limits)
+        .map(|s| format!("{}\n{}", shown(&s), raw(&s)))
+        .map_err(|e| e.to_string())
+}
+
+fn kept(path: &Path, limits: &Limits, chunk: usize) -> Result<String, String> {
+    load_in(path, None, limits, None, |_| {}, chunk, Bytes::Kept)
+        .map(|s| format!("{}\n{}", shown(&s), raw(&s)))
+        .map_err(|e: LoadError| e.to_string())
+}
+
 fn whole(path: &Path, limits: &Limits) -> Result<String, String> {
     load_path_within(path, None, limits)
         .map(|s| shown(&s))
@@ -45,11 +74,18 @@ fn chunked(path: &Path, limits: &Limits, chunk: usize) -> Result<String, String>
 
 fn assert_same(path: &Path, limits: &Limits) {
     let expected = whole(path, limits);
+    let expected_raw = whole_raw(path, limits);
     for chunk in [1, 61, 4096, 1 << 20] {
         assert_eq!(
             chunked(path, limits, chunk),
             expected,
             "{} in chunks of {chunk}",
+            path.display()
+        );
+        assert_eq!(
+            kept(path, limits, chunk),
+            expected_raw,
+            "{} kept, in chunks of {chunk}",
             path.display()
         );
     }

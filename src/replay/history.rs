@@ -61,7 +61,7 @@ impl History {
     /// `reuse`: plans read records parsed before, compactions carry counts (see `parsed`).
     pub fn new(a: &Analysis, reuse: bool) -> History {
         let s = &a.session;
-        let mut session = Session::new(s.format, s.source.path.clone(), s.buffer.clone());
+        let mut session = s.sharing_source();
         session.source = s.source.clone();
         session.source.record_indices.clear();
         session.source.records = 0;
@@ -152,7 +152,6 @@ impl History {
     /// the span starts in the source and in the buffer (`None`: the source's records are not
     /// in order, each message's record is copied alone).
     fn copy_span(&mut self, a: &Analysis, from: usize, to: usize) -> Option<(usize, usize, usize)> {
-        let source = a.session.buffer.as_slice();
         let first_raw =
             |range: &[Message]| range.iter().find_map(|m| m.raw.as_ref().map(|r| r.start));
         let messages = &a.session.messages;
@@ -161,17 +160,17 @@ impl History {
         let start = self
             .copied
             .or_else(|| first_raw(messages.get(from..to).unwrap_or_default()))?;
-        let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(source.len());
+        let end = first_raw(messages.get(to..).unwrap_or_default()).unwrap_or(a.session.raw_len());
         let ordered = messages
             .get(from..to)
             .unwrap_or_default()
             .iter()
             .filter_map(|m| m.raw.as_ref())
             .all(|r| r.start >= start && r.end <= end);
-        let bytes = source.get(start..end).filter(|_| ordered)?;
+        let bytes = ordered.then(|| a.session.raw_range(start..end)).flatten()?;
         let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
         let base = buffer.len();
-        buffer.extend_from_slice(bytes);
+        buffer.extend_from_slice(&bytes);
         self.copied = Some(end);
         Some((start, end, base))
     }
@@ -193,7 +192,7 @@ impl History {
         let bytes = a.session.raw_record(m)?;
         let buffer = std::sync::Arc::make_mut(&mut self.session.buffer);
         let at = buffer.len();
-        buffer.extend_from_slice(bytes);
+        buffer.extend_from_slice(&bytes);
         Some(at..buffer.len())
     }
 
@@ -272,6 +271,10 @@ impl History {
         // A history spliced from the file's own messages (the generic `After`) still points
         // into the file's bytes: appended messages can too, without a copy of them.
         let own_buffer = !std::sync::Arc::ptr_eq(&session.buffer, &a.session.buffer);
+        if own_buffer {
+            // Its ranges point into its own bytes only, never into the file read again.
+            session.records = None;
+        }
         History {
             session,
             counts: Counts { messages: counts },

@@ -10,6 +10,7 @@ mod part;
 pub use format::Format;
 pub use part::{ImageRef, Part};
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -215,6 +216,18 @@ pub struct Session {
     pub children: Vec<Session>,
     /// The loaded bytes that `Message::raw` ranges point into.
     pub buffer: Arc<Vec<u8>>,
+    /// Where the ranges are read when `buffer` does not hold them: the source the session was
+    /// read from a chunk at a time, its bytes not kept (see [`Session::raw_range`]).
+    pub records: Option<Arc<dyn RecordSource>>,
+}
+
+/// The source's bytes, read again on demand: what `Message::raw` ranges point into when the
+/// session does not keep them in memory.
+pub trait RecordSource: std::fmt::Debug + Send + Sync {
+    /// Bytes of the source the session was read from.
+    fn bytes(&self) -> usize;
+    /// The bytes of `range`, or `None` when they can no longer be read as they were.
+    fn read(&self, range: Range<usize>) -> Option<Vec<u8>>;
 }
 
 impl Session {
@@ -233,7 +246,15 @@ impl Session {
             marks: Vec::new(),
             children: Vec::new(),
             buffer,
+            records: None,
         }
+    }
+
+    /// An empty session with this one's format, path and source bytes (kept or read again).
+    pub fn sharing_source(&self) -> Session {
+        let mut session = Session::new(self.format, self.source.path.clone(), self.buffer.clone());
+        session.records = self.records.clone();
+        session
     }
 
     /// Appends a message, giving it its index.
@@ -257,10 +278,61 @@ impl Session {
         });
     }
 
-    /// The raw source record of a message, if the buffer still holds it.
-    pub fn raw_record(&self, message: &Message) -> Option<&[u8]> {
-        let range = message.raw.clone()?;
-        self.buffer.get(range)
+    /// The raw source record of a message, if the buffer holds it or the source can be read
+    /// again.
+    pub fn raw_record(&self, message: &Message) -> Option<Cow<'_, [u8]>> {
+        self.raw_range(message.raw.clone()?)
+    }
+
+    /// Bytes of the source that `Message::raw` ranges point into (the buffer's, else the
+    /// source's read again; 0 when neither is there).
+    pub fn raw_len(&self) -> usize {
+        match &self.records {
+            Some(records) if self.buffer.is_empty() => records.bytes(),
+            _ => self.buffer.len(),
+        }
+    }
+
+    /// The source bytes of `range`: borrowed from the buffer, else read again.
+    pub fn raw_range(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
+        match &self.records {
+            Some(records) if self.buffer.is_empty() => (range.start <= range.end
+                && range.end <= records.bytes())
+            .then(|| records.read(range))
+            .flatten()
+            .map(Cow::Owned),
+            _ => self.buffer.get(range).map(Cow::Borrowed),
+        }
+    }
+
+    /// Every source byte, when there are any (a session read a chunk at a time reads its
+    /// file again, whole).
+    pub fn raw_bytes(&self) -> Option<Cow<'_, [u8]>> {
+        let len = self.raw_len();
+        (len > 0).then(|| self.raw_range(0..len)).flatten()
+    }
+
+    /// The source's first line, without its line break (read a little at a time when the
+    /// source is read again, so a large file is not read whole for it).
+    pub fn raw_first_line(&self) -> Option<Cow<'_, [u8]>> {
+        let len = self.raw_len();
+        let mut want = (64 << 10).min(len);
+        loop {
+            let head = self.raw_range(0..want)?;
+            if let Some(end) = memchr::memchr(b'\n', &head) {
+                return Some(match head {
+                    Cow::Borrowed(b) => Cow::Borrowed(&b[..end]),
+                    Cow::Owned(mut v) => {
+                        v.truncate(end);
+                        Cow::Owned(v)
+                    }
+                });
+            }
+            if want == len {
+                return Some(head);
+            }
+            want = want.saturating_mul(4).min(len);
+        }
     }
 
     /// Re-numbers messages after a parser reordered or removed some.

@@ -146,7 +146,7 @@ struct Prefix {
 impl Prefix {
     fn new(a: &Analysis, upto: usize) -> Prefix {
         let s = &a.session;
-        let mut session = Session::new(s.format, s.source.path.clone(), s.buffer.clone());
+        let mut session = s.sharing_source();
         session.source = s.source.clone();
         session.id = s.id.clone();
         session.title = s.title.clone();

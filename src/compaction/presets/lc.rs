@@ -119,7 +119,7 @@ pub fn messages_of(m: &Message) -> Option<LcMessage> {
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<LcMessage> {
-    let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
+    let record: Value = serde_json::from_slice(&session.raw_record(m)?).ok()?;
     let (kind, class) = class_of(record.get("type")?.as_str()?)?;
     let data = record.get("data")?;
     let content = data.get("content")?.clone();

@@ -38,7 +38,7 @@ fn request_body_system_images_and_client_calls() {
     );
     let raw = s
         .raw_record(sys)
-        .map(|b| String::from_utf8_lossy(b).into_owned());
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
     assert!(raw.is_some_and(|r| r.starts_with(r#"{"type": "text""#) && r.ends_with('}')));
     // The image is decoded for its size, the payload dropped.
     assert_eq!(kinds(&s, 1), ["text", "image"]);

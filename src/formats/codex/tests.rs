@@ -157,7 +157,7 @@ fn small_rollout_merges_each_response_into_one_assistant_message() {
 fn raw_ranges_point_at_the_lines() {
     let s = sample(SMALL);
     let raw = s.raw_record(&s.messages[9]).expect("raw");
-    let text = std::str::from_utf8(raw).expect("utf8");
+    let text = std::str::from_utf8(&raw).expect("utf8");
     assert!(text.starts_with(r#"{"timestamp":"2026-02-23T19:34:39.532Z","type":"response_item""#));
     assert!(text.ends_with("}}"));
 }

@@ -30,7 +30,7 @@ fn kinds(m: &Message) -> Vec<&'static str> {
 }
 
 fn raw_text(s: &Session, m: &Message) -> String {
-    String::from_utf8_lossy(s.raw_record(m).unwrap_or_default()).into_owned()
+    String::from_utf8_lossy(&s.raw_record(m).unwrap_or_default()).into_owned()
 }
 
 #[test]

@@ -90,7 +90,7 @@ fn real_browser_log_is_its_only_sample() {
         .plain_text()
         .starts_with("The AI Security Institute (AISI)"));
     // Raw ranges point at the messages inside samples[0].messages.
-    let raw = std::str::from_utf8(s.raw_record(&s.messages[0]).unwrap()).unwrap();
+    let raw = String::from_utf8(s.raw_record(&s.messages[0]).unwrap().into_owned()).unwrap();
     assert!(raw.starts_with('{') && raw.ends_with('}'));
     assert!(raw.contains("\"id\": \"QQZXTTQY46SAxcBZie6XDi\""));
 }
@@ -107,7 +107,7 @@ fn real_eval_archive() {
     let u = s.messages[2].usage.as_ref().unwrap();
     assert_eq!((u.input, u.output, u.total), (Some(66), Some(3), Some(69)));
     // The session's buffer is the decompressed sample, so raw ranges work.
-    let raw = std::str::from_utf8(s.raw_record(&s.messages[2]).unwrap()).unwrap();
+    let raw = String::from_utf8(s.raw_record(&s.messages[2]).unwrap().into_owned()).unwrap();
     assert!(raw.contains("\"nGzA434PSoEkfxyAt9Hj39\""));
 }
 
@@ -277,7 +277,7 @@ fn eval_archive_reports_a_broken_sample_and_keeps_the_rest() {
     assert_eq!(s.messages.len(), 10);
     assert_eq!(s.marks.len(), 2);
     assert_eq!(s.marks[0].before_message, 6);
-    let raw = std::str::from_utf8(s.raw_record(&s.messages[6]).unwrap()).unwrap();
+    let raw = String::from_utf8(s.raw_record(&s.messages[6]).unwrap().into_owned()).unwrap();
     assert!(raw.starts_with("{\"id\":\"Sq6Tr9Us3Vt5Wu8Xv2Yw4f\""));
 }
 

@@ -147,7 +147,7 @@ fn request_body() {
     // Items point back at their bytes inside the `input` array.
     let raw = s
         .raw_record(&s.messages[4])
-        .map(|r| String::from_utf8_lossy(r).into_owned());
+        .map(|r| String::from_utf8_lossy(&r).into_owned());
     let raw = raw.unwrap_or_default();
     assert!(raw.starts_with('{') && raw.ends_with('}'));
     assert!(raw.contains("\"call_pX2m8QfK3tR1vB7n\"") && raw.contains("rain_mm"));

@@ -228,7 +228,7 @@ fn conversation_directory_with_parallel_calls_and_condensation() {
     assert_eq!(last.usage.as_ref().unwrap().input, Some(3800));
     assert_eq!(last.parts.len(), 1);
     // Raw ranges point into the concatenated event files.
-    let raw = std::str::from_utf8(s.raw_record(&s.messages[7]).unwrap()).unwrap();
+    let raw = String::from_utf8(s.raw_record(&s.messages[7]).unwrap().into_owned()).unwrap();
     assert!(raw.starts_with("{\n  \"id\": \"b64ce422"));
     assert!(raw.ends_with("\"kind\": \"Condensation\"\n}"));
 }

@@ -110,7 +110,7 @@ fn real_gui_trajectory() {
     assert!(last.parts[0]
         .plain_text()
         .starts_with("I've created a complete Vue.js todo application"));
-    let raw = std::str::from_utf8(s.raw_record(last).unwrap()).unwrap();
+    let raw = String::from_utf8(s.raw_record(last).unwrap().into_owned()).unwrap();
     assert!(raw.starts_with("{\n    \"id\": 15,"));
     assert!(raw.ends_with('}'));
 }

@@ -109,10 +109,13 @@ impl Preset for ClaudeCode {
     /// them; any other source: the generic splice.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         let session = input.session;
-        if session.format == Format::ClaudeCode && !session.buffer.is_empty() {
+        let original = (session.format == Format::ClaudeCode)
+            .then(|| session.raw_bytes())
+            .flatten();
+        if let Some(original) = original {
             let applied = apply::apply(session, plan, summary);
             let (bytes, _) =
-                crate::write::claude_code::to_jsonl(&session.buffer, &applied, input.real_tokens());
+                crate::write::claude_code::to_jsonl(&original, &applied, input.real_tokens());
             if let Ok(after) = after::from_jsonl(session, bytes, Format::ClaudeCode) {
                 return after;
             }

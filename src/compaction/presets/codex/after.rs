@@ -70,7 +70,7 @@ pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After
 
 /// The rollout's `session_meta` line, when its first line is one.
 fn session_meta(session: &Session) -> Option<Value> {
-    let first = session.buffer.split(|&b| b == b'\n').next()?;
-    let v: Value = serde_json::from_slice(first).ok()?;
+    let first = session.raw_first_line()?;
+    let v: Value = serde_json::from_slice(&first).ok()?;
     (v.get("type").and_then(Value::as_str) == Some("session_meta")).then_some(v)
 }

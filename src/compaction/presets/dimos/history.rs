@@ -32,7 +32,7 @@ pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After
             let record = native
                 .then(|| session.raw_record(m))
                 .flatten()
-                .and_then(|raw| serde_json::from_slice::<Value>(raw).ok());
+                .and_then(|raw| serde_json::from_slice::<Value>(&raw).ok());
             match record {
                 Some(r) => Some(normalised(&r)),
                 None => from_model(m),

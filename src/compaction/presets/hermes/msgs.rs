@@ -61,7 +61,7 @@ pub fn message(session: &Session, m: &Message) -> Option<HMsg> {
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<Map<String, Value>> {
-    let record: Value = serde_json::from_slice(session.raw_record(m)?).ok()?;
+    let record: Value = serde_json::from_slice(&session.raw_record(m)?).ok()?;
     let map = record.as_object()?.clone();
     map.get("role")?.as_str()?;
     Some(map)

@@ -133,7 +133,7 @@ fn from_raw(session: &Session) -> Option<Vec<Rec>> {
     let mut out = Vec::new();
     for (source, messages) in by_source {
         let first = messages.first().and_then(|&i| session.messages.get(i))?;
-        let raw: Value = serde_json::from_slice(session.raw_record(first)?).ok()?;
+        let raw: Value = serde_json::from_slice(&session.raw_record(first)?).ok()?;
         let request = match raw.get("kind").and_then(Value::as_str) {
             Some("request") => true,
             Some("response") => false,

@@ -26,7 +26,7 @@ fn native(session: &Session, r: &Rec) -> Option<Value> {
         return None;
     }
     let first = r.messages.first().and_then(|&i| session.messages.get(i))?;
-    let v: Value = serde_json::from_slice(session.raw_record(first)?).ok()?;
+    let v: Value = serde_json::from_slice(&session.raw_record(first)?).ok()?;
     v.get("parts").is_some().then_some(v)
 }
 
