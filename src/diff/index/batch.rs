@@ -3,12 +3,16 @@
 //! reaches marked — with the states their failure links lead to, since a string that ends
 //! where a marked one ends occurs too — and each string's answer the deepest marked state on
 //! its path. Linear in the text and the strings; strings are taken a few megabytes at a time
-//! so the automaton stays small.
+//! so the automaton stays small: an eighth of the text's bytes at a time (at least a megabyte,
+//! at most eight), so that it takes no more memory than a few times the text it reads while
+//! the text is read at most eight times per byte of strings.
 //!
 //! Owns: the automaton and that pass. Must not: know which strings are asked, or why.
 
-/// Bytes of strings one automaton holds.
-const CHUNK: usize = 8 << 20;
+/// Bytes of strings one automaton holds: an eighth of the text's, within these bounds (a state
+/// takes about 30 bytes while the automaton is built).
+const CHUNK_MIN: usize = 1 << 20;
+const CHUNK_MAX: usize = 8 << 20;
 const ROOT: u32 = 0;
 /// Pieces a text is read in at most (one per core), and the fewest bytes worth a piece.
 const PIECES_MAX: usize = 4;
@@ -24,11 +28,12 @@ pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
     let distinct: Vec<&[u8]> = order.iter().map(|&i| strings[i]).collect();
     let mut found: Vec<usize> = Vec::with_capacity(distinct.len());
     let mut read: usize = strings.iter().map(|s| s.len()).sum();
+    let chunk = (text.len() / 8).clamp(CHUNK_MIN, CHUNK_MAX);
     let mut from = 0;
     while from < distinct.len() {
         let mut to = from;
         let mut bytes = 0;
-        while to < distinct.len() && (to == from || bytes + distinct[to].len() <= CHUNK) {
+        while to < distinct.len() && (to == from || bytes + distinct[to].len() <= chunk) {
             bytes += distinct[to].len();
             to += 1;
         }
@@ -112,6 +117,7 @@ impl Automaton {
                 root[usize::from(b)] = t as u32;
             }
         }
+        drop(fill);
         let nodes = (0..states)
             .map(|s| {
                 let (start, end) = (edges[s], edges[s + 1]);
@@ -124,6 +130,7 @@ impl Automaton {
                 }
             })
             .collect();
+        drop(edges);
         let mut a = Automaton {
             root,
             nodes,
