@@ -4,7 +4,7 @@
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset::{self, PlanInput};
-use ctxray::diff::diff;
+use ctxray::diff::{diff, diff_moving};
 use ctxray::formats::load_bytes;
 use ctxray::tokens::Registry;
 use serde_json::json;
@@ -70,6 +70,27 @@ fn losses_and_evidence_survival_are_measured() {
     assert!(survived.contains(&("600", false)), "{survived:?}");
     assert_eq!((d.evidence_survived, d.evidence_total), (3, 6));
     assert_eq!(d.evidence_survival(), 0.5);
+
+    // The request moved into the index instead of copied: the same diff, from one message
+    // or from several joined.
+    let moved = diff_moving(&a.session, &plan, plan.summarizer.clone());
+    assert_eq!(format!("{moved:?}"), format!("{d:?}"));
+    let mut split = plan.clone();
+    let whole = split.summarizer.pop().unwrap();
+    let (head, tail) = whole.content.split_at(whole.content.len() / 2);
+    for content in [head, tail] {
+        split
+            .summarizer
+            .push(ctxray::compaction::plan::PromptMessage {
+                role: whole.role,
+                content: content.to_string(),
+            });
+    }
+    let moved = diff_moving(&a.session, &split, split.summarizer.clone());
+    assert_eq!(
+        format!("{moved:?}"),
+        format!("{:?}", diff(&a.session, &split))
+    );
 }
 
 #[test]

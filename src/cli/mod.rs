@@ -522,8 +522,15 @@ fn planned(
 }
 
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
-    let (analysis, plan) = planned(source, preset, common)?;
-    let d = crate::diff::diff(&analysis.session, &plan);
+    let (analysis, mut plan) = planned(source, preset, common)?;
+    let d = match common.output() {
+        // Neither shows the request itself: its texts move into the index, not copied.
+        OutputFormat::Json | OutputFormat::Text => {
+            let summarizer = std::mem::take(&mut plan.summarizer);
+            crate::diff::diff_moving(&analysis.session, &plan, summarizer)
+        }
+        _ => crate::diff::diff(&analysis.session, &plan),
+    };
     let mut out = guard::stdout_for(common.output(), common.no_color);
     match common.output() {
         OutputFormat::Json => {

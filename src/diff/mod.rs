@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::compaction::plan::PromptMessage;
 use crate::compaction::Plan;
 use crate::session::{Message, Part, Role, Session};
 pub use evidence::{Evidence, EvidenceKind};
@@ -138,6 +139,22 @@ pub fn lines_seen<'m>(
 pub fn diff(session: &Session, plan: &Plan) -> Diff {
     let input = TextIndex::new(summarizer_input(plan));
     diff_range(session, &plan.split.summarized, &input)
+}
+
+/// [`diff`] with the plan's summarizer request given apart, its texts moved into the index
+/// (a large request is not held twice while the range is diffed).
+pub fn diff_moving(session: &Session, plan: &Plan, summarizer: Vec<PromptMessage>) -> Diff {
+    let input = match <[PromptMessage; 1]>::try_from(summarizer) {
+        Ok([only]) => only.content,
+        Err(many) => {
+            let text = (many.iter().map(|m| m.content.as_str()))
+                .collect::<Vec<_>>()
+                .join("\n");
+            drop(many);
+            text
+        }
+    };
+    diff_range(session, &plan.split.summarized, &TextIndex::new(input))
 }
 
 /// Diffs the messages `indices` of `session` against an indexed summarizer input: each
