@@ -13,7 +13,7 @@ fn main() {
             } else {
                 eprintln!(
                     "ctxray: {}",
-                    ctxray::cli::guard::message(&format!("{err:#}"))
+                    ctxray::cli::guard::message(&ctxray::cli::error_text(&err))
                 );
                 ctxray::cli::EXIT_USAGE
             }

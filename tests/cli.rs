@@ -55,7 +55,10 @@ fn a_file_that_is_not_a_session_exits_2_with_one_line() {
 fn a_missing_file_and_a_bad_flag_exit_2() {
     let out = run(&["report", "no/such/file.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(one_clear_line(&out).contains("no/such/file.jsonl: cannot read"));
+    let line = one_clear_line(&out);
+    assert!(line.contains("no/such/file.jsonl: cannot read"), "{line}");
+    // The cause once, though the message already names it and the error chain holds it.
+    assert_eq!(line.matches("os error").count(), 1, "{line}");
     let out = run(&["report", "x.jsonl", "--from", "nonsense"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("claude-code"));

@@ -135,7 +135,7 @@ pub fn run(
                         findings,
                     }
                 })
-                .map_err(|e| format!("{e:#}")),
+                .map_err(|e| super::error_text(&e)),
         })
         .collect();
     let mut out = super::guard::stdout_for(format, common.no_color);

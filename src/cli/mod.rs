@@ -503,6 +503,20 @@ fn source_of(source: &str, follow: bool) -> anyhow::Result<crate::tui::tasks::So
     })
 }
 
+/// An error and its causes on one line, a cause the text so far already holds left out (an
+/// error whose message quotes its source would otherwise say it twice).
+pub fn error_text(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
 fn analyse(source: &str, common: &Common) -> anyhow::Result<Analysis> {
     loading::analyse(source, common)
 }
