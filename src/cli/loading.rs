@@ -45,38 +45,29 @@ pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Resul
         .flatten()
         .filter(|m| m.is_file())
         .map(|m| m.len());
+    let Some(len) = file_len else {
+        // Stdin, or a directory: read as its format reads it.
+        let session = load_source(source, common.from, &limits)?;
+        return Ok(Analysis::new(session, &registry, &options));
+    };
+    let progress = progress_line::wanted(len).then(|| Arc::new(Progress::new()));
+    let line = progress.as_ref().map(|p| Line::start(p.clone(), len));
+    if let Some(p) = &progress {
+        p.start(Phase::Reading, len);
+    }
     let bytes = match raw {
         Raw::Keep => chunked::Bytes::Kept,
         Raw::Release => chunked::Bytes::Released,
     };
-    let Some(len) = file_len.filter(|&len| progress_line::wanted(len)) else {
-        let session = match file_len {
-            Some(_) => chunked::load_in(
-                Path::new(source),
-                common.from,
-                &limits,
-                None,
-                warm(&registry, &options),
-                chunked::CHUNK,
-                bytes,
-            )?,
-            None => load_source(source, common.from, &limits)?,
-        };
-        return Ok(Analysis::new(session, &registry, &options));
-    };
-    let progress = Arc::new(Progress::new());
-    let line = Line::start(progress.clone(), len);
-    progress.start(Phase::Reading, len);
-    let session = chunked::load_in(
+    let session = chunked::load(
         Path::new(source),
         common.from,
         &limits,
-        Some(&progress),
+        progress.as_deref(),
         warm(&registry, &options),
-        chunked::CHUNK,
         bytes,
     )?;
-    let analysis = Analysis::with_progress(session, &registry, &options, Some(&progress));
+    let analysis = Analysis::with_progress(session, &registry, &options, progress.as_deref());
     drop(line);
     Ok(analysis)
 }

@@ -28,50 +28,19 @@ use crate::session::{Format, RecordSource, Session};
 /// Bytes read at a time. A line longer than this makes its chunk longer.
 pub const CHUNK: usize = 4 << 20;
 
-/// The session in `path` (a regular file) with its bytes let go: read a chunk at a time when
-/// it is JSON Lines of a line-by-line format, else whole. `progress` advances by bytes read;
-/// `on_head` is shown the session as its first chunk reads (chunk by chunk only).
-pub fn load_released(
+/// The session in `path` (a regular file), read a chunk at a time when it is JSON Lines of a
+/// line-by-line format, else whole; its bytes let go or kept as `keep` says. `progress`
+/// advances by bytes read; `on_head` is shown the session as its first chunk reads (chunk by
+/// chunk only).
+pub fn load(
     path: &Path,
     from: Option<Format>,
     limits: &Limits,
     progress: Option<&Progress>,
     on_head: impl FnOnce(&Session),
+    keep: Bytes,
 ) -> Result<Session, LoadError> {
-    load_released_in(path, from, limits, progress, on_head, CHUNK)
-}
-
-/// The session in `path` (a regular file) read as [`load_released`] reads it, but with its
-/// records still to be had: read again from the file when it was read a chunk at a time,
-/// else kept in memory as the whole-file load keeps them.
-pub fn load_kept(
-    path: &Path,
-    from: Option<Format>,
-    limits: &Limits,
-    progress: Option<&Progress>,
-    on_head: impl FnOnce(&Session),
-) -> Result<Session, LoadError> {
-    load_in(path, from, limits, progress, on_head, CHUNK, Bytes::Kept)
-}
-
-/// [`load_released`] with chunks of `chunk` bytes (tests cut small files finely).
-pub fn load_released_in(
-    path: &Path,
-    from: Option<Format>,
-    limits: &Limits,
-    progress: Option<&Progress>,
-    on_head: impl FnOnce(&Session),
-    chunk: usize,
-) -> Result<Session, LoadError> {
-    load_in(
-        path,
-        from,
-        limits,
-        progress,
-        on_head,
-        chunk,
-        Bytes::Released,
-    )
+    load_in(path, from, limits, progress, on_head, CHUNK, keep)
 }
 
 /// What becomes of the source's bytes once its messages are read.
@@ -83,7 +52,17 @@ pub enum Bytes {
     Kept,
 }
 
-/// [`load_released`] or [`load_kept`], as `bytes` says, with chunks of `chunk` bytes.
+impl Bytes {
+    /// A session loaded whole, its bytes let go when they are not wanted.
+    fn whole(self, session: Session) -> Session {
+        match self {
+            Bytes::Kept => session,
+            Bytes::Released => released(session),
+        }
+    }
+}
+
+/// [`load`] with chunks of `chunk` bytes (tests cut small files finely).
 pub fn load_in(
     path: &Path,
     from: Option<Format>,
@@ -159,12 +138,7 @@ pub fn load_in(
     }
     if !reader.consistent() {
         // The lines read differently once all were seen: read the file again, whole.
-        let session = super::load_path_within(path, from, limits)?;
-        return Ok(if keep == Bytes::Kept {
-            session
-        } else {
-            released(session)
-        });
+        return super::load_path_within(path, from, limits).map(|s| keep.whole(s));
     }
     let session = reader.finish(Some(path));
     if keep == Bytes::Released {
@@ -331,12 +305,8 @@ fn whole(
         path: shown.clone(),
         source,
     })? {}
-    let session = super::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)?;
-    Ok(if keep == Bytes::Kept {
-        session
-    } else {
-        released(session)
-    })
+    super::load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)
+        .map(|s| keep.whole(s))
 }
 
 /// The bytes of a loaded head no one else holds (copied when another holder remains).

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::chunked::{load_in, load_released_in, Bytes};
+use super::chunked::{load_in, Bytes};
 use super::{detect, load_path_within, LoadError, Loaded};
 use crate::limits::Limits;
 use crate::session::{Format, Session};
@@ -65,9 +65,17 @@ fn whole(path: &Path, limits: &Limits) -> Result<String, String> {
 
 fn chunked(path: &Path, limits: &Limits, chunk: usize) -> Result<String, String> {
     let mut heads = 0;
-    let got = load_released_in(path, None, limits, None, |_| heads += 1, chunk)
-        .map(|s| shown(&s))
-        .map_err(|e: LoadError| e.to_string());
+    let got = load_in(
+        path,
+        None,
+        limits,
+        None,
+        |_| heads += 1,
+        chunk,
+        Bytes::Released,
+    )
+    .map(|s| shown(&s))
+    .map_err(|e: LoadError| e.to_string());
     assert!(heads <= 1, "the head is shown once");
     got
 }

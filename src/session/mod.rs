@@ -296,11 +296,7 @@ impl Session {
     /// The source bytes of `range`: borrowed from the buffer, else read again.
     pub fn raw_range(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
         match &self.records {
-            Some(records) if self.buffer.is_empty() => (range.start <= range.end
-                && range.end <= records.bytes())
-            .then(|| records.read(range))
-            .flatten()
-            .map(Cow::Owned),
+            Some(records) if self.buffer.is_empty() => records.read(range).map(Cow::Owned),
             _ => self.buffer.get(range).map(Cow::Borrowed),
         }
     }
