@@ -67,6 +67,12 @@ fn patterns() -> &'static [(EvidenceKind, Regex)] {
 /// Evidence items in `text`, each once, in order of first appearance. A pattern's match that
 /// overlaps an earlier pattern's item is not an item.
 pub fn extract(text: &str) -> Vec<Evidence> {
+    extract_at(text).into_iter().map(|(_, e)| e).collect()
+}
+
+/// `extract`, each item with the byte offset of its first appearance in `text` (its text is
+/// `text[offset..offset + len]`).
+pub fn extract_at(text: &str) -> Vec<(usize, Evidence)> {
     let mut found: Vec<(usize, Evidence)> = Vec::new();
     // The ranges taken so far, sorted and disjoint.
     let mut taken: Vec<Range<usize>> = Vec::new();
@@ -102,8 +108,7 @@ pub fn extract(text: &str) -> Vec<Evidence> {
     let mut seen: HashSet<Evidence> = HashSet::new();
     found
         .into_iter()
-        .map(|(_, e)| e)
-        .filter(|e| seen.insert(e.clone()))
+        .filter(|(_, e)| seen.insert(e.clone()))
         .collect()
 }
 
@@ -230,6 +235,9 @@ mod tests {
         ];
         for t in texts {
             assert_eq!(extract(t), quadratic_extract(t), "{t}");
+            for (at, e) in extract_at(t) {
+                assert_eq!(&t[at..at + e.text.len()], e.text, "{t}");
+            }
         }
         let long: String = texts.concat().repeat(50);
         assert_eq!(extract(&long), quadratic_extract(&long));

@@ -9,6 +9,8 @@
 
 pub mod evidence;
 pub mod index;
+#[cfg(test)]
+mod naive_tests;
 mod pending;
 
 use std::collections::BTreeSet;
@@ -20,7 +22,7 @@ use crate::compaction::Plan;
 use crate::session::{Message, Part, Role, Session};
 pub use evidence::{Evidence, EvidenceKind};
 pub use index::TextIndex;
-use pending::{facts_of, pending_of, Pending};
+use pending::{facts_of, pending_of, quick_lines, Pending};
 
 /// What the summarizer sees of one summarized message.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,23 +106,20 @@ pub fn lines_seen<'m>(
     let mut waiting: Vec<(usize, usize, usize)> = Vec::new();
     for m in messages {
         let mut lines = Vec::new();
-        for t in content_texts(m) {
-            for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                let chars = line.chars().count();
-                let seen = match input.quick_prefix(line) {
-                    Ok(bytes) => seen_chars(line, bytes),
-                    Err(cut) => {
-                        waiting.push((out.len(), lines.len(), cut));
-                        0
-                    }
-                };
-                lines.push(LineSeen {
-                    text: line.to_string(),
-                    chars,
-                    seen,
-                });
-            }
-        }
+        quick_lines(&content_texts(m), input, |line, answer| {
+            let seen = match answer {
+                Ok(bytes) => seen_chars(line, bytes),
+                Err(cut) => {
+                    waiting.push((out.len(), lines.len(), cut));
+                    0
+                }
+            };
+            lines.push(LineSeen {
+                text: line.to_string(),
+                chars: line.chars().count(),
+                seen,
+            });
+        });
         out.push(lines);
     }
     let asked: Vec<&[u8]> = waiting

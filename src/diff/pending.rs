@@ -34,6 +34,15 @@ impl Ask {
         Ask { text, len, found }
     }
 
+    /// A string known to be found whole.
+    fn whole(len: usize) -> Ask {
+        Ask {
+            text: String::new(),
+            len,
+            found: Ok(len),
+        }
+    }
+
     /// The bytes still to look for, if the index could not tell at once.
     fn waiting(&self) -> Option<&[u8]> {
         self.found.err().map(|cut| &self.text.as_bytes()[..cut])
@@ -139,7 +148,9 @@ impl Pending {
     }
 }
 
-/// Reads `m`: its numbers, what the index tells at once, the rest kept to ask.
+/// Reads `m`: its numbers, what the index tells at once, the rest kept to ask. A tool name,
+/// argument, command or fact that lies inside a line found whole is found whole too, without
+/// asking: most short strings, which only the pass over the whole input could answer.
 pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
     let texts = content_texts(m);
     let mut p = Pending {
@@ -155,19 +166,33 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
         arguments: Vec::new(),
         evidence: Vec::new(),
     };
-    for line in texts
-        .iter()
-        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
-    {
-        match input.quick_prefix(line) {
-            Ok(bytes) => p.seen += seen_chars(line, bytes),
+    // The lines found whole: as they are, and by text, where they stand in it.
+    let mut whole: HashSet<&str> = HashSet::new();
+    let mut spans: Vec<Vec<(usize, usize)>> = vec![Vec::new(); texts.len()];
+    let mut cursor = Cursor::default();
+    for (t, text) in texts.iter().enumerate() {
+        cursor.lines(text, input, |offset, line, answer| match answer {
+            Ok(bytes) => {
+                p.seen += seen_chars(line, bytes);
+                if bytes == line.len() {
+                    whole.insert(line);
+                    spans[t].push((offset, offset + line.len()));
+                }
+            }
             Err(cut) => p.lines.push(Ask {
                 text: line.to_string(),
                 len: line.len(),
                 found: Err(cut),
             }),
-        }
+        });
     }
+    let ask = |text: String| {
+        if whole.contains(text.as_str()) {
+            Ask::whole(text.len())
+        } else {
+            Ask::new(text, input)
+        }
+    };
     for part in &m.parts {
         match part {
             Part::ToolCall {
@@ -176,51 +201,131 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
                 arguments,
                 ..
             } => {
-                p.names.push(Ask::new(name.clone(), input));
-                p.ids.push(Ask::new(id.clone(), input));
+                p.names.push(ask(name.clone()));
+                p.ids.push(ask(id.clone()));
                 let values = argument_values(arguments);
                 p.arguments_total += values.len();
-                p.arguments
-                    .extend(values.into_iter().map(|v| Ask::new(v, input)));
+                p.arguments.extend(values.into_iter().map(ask));
             }
             Part::ToolResult { call_id, .. } => {
-                p.ids.push(Ask::new(call_id.clone(), input));
+                p.ids.push(ask(call_id.clone()));
             }
             _ => {}
         }
     }
-    p.evidence = facts_of(m, &texts)
+    p.evidence = facts_at(m, &texts)
         .into_iter()
-        .map(|e| {
-            let ask = Ask::new(e.text.clone(), input);
-            (e, ask)
+        .map(|(e, at)| {
+            let inside = at.is_some_and(|(t, offset)| within(&spans[t], offset, e.text.len()));
+            let a = if inside {
+                Ask::whole(e.text.len())
+            } else {
+                ask(e.text.clone())
+            };
+            (e, a)
         })
         .collect();
     p
 }
 
+/// Whether `offset..offset + len` lies inside one of `spans` (sorted, disjoint).
+fn within(spans: &[(usize, usize)], offset: usize, len: usize) -> bool {
+    let i = spans.partition_point(|&(start, _)| start <= offset);
+    i > 0 && offset + len <= spans[i - 1].1
+}
+
+/// The next line of a text looked for first just after where the last was found whole (a text
+/// the input holds in order), then through the index.
+#[derive(Default)]
+struct Cursor {
+    /// Where the input's copy of the last line found whole ends.
+    after: Option<usize>,
+}
+
+impl Cursor {
+    /// Each trimmed, non-empty line of `text`, with its byte offset in `text` and what the
+    /// index tells at once (`TextIndex::quick_prefix`).
+    fn lines<'t>(
+        &mut self,
+        text: &'t str,
+        input: &TextIndex,
+        mut each: impl FnMut(usize, &'t str, Result<usize, usize>),
+    ) {
+        for raw in text.lines() {
+            let line = raw.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let offset = line.as_ptr() as usize - text.as_ptr() as usize;
+            let answer = match self.after.and_then(|from| input.found_near(line, from)) {
+                Some(at) => {
+                    self.after = Some(at + line.len());
+                    Ok(line.len())
+                }
+                None => match input.quick_find(line) {
+                    Ok((bytes, at)) => {
+                        self.after = at.map(|a| a + bytes);
+                        Ok(bytes)
+                    }
+                    Err(cut) => {
+                        self.after = None;
+                        Err(cut)
+                    }
+                },
+            };
+            each(offset, line, answer);
+        }
+    }
+}
+
+/// The lines of `texts` with what the input shows of each, as `pending_of` reads them: the
+/// answer at once, or `Err` with the bytes still to look for.
+pub fn quick_lines<'t>(
+    texts: &'t [String],
+    input: &TextIndex,
+    mut each: impl FnMut(&'t str, Result<usize, usize>),
+) {
+    let mut cursor = Cursor::default();
+    for text in texts {
+        cursor.lines(text, input, |_, line, answer| each(line, answer));
+    }
+}
+
 /// The facts of `m` whose content texts are `texts`, each once, in order: the commands its
 /// tool calls run, then what `evidence::extract` finds in each text (3 bytes or more).
 pub fn facts_of(m: &Message, texts: &[String]) -> Vec<Evidence> {
-    let mut items: Vec<Evidence> = m
+    facts_at(m, texts).into_iter().map(|(e, _)| e).collect()
+}
+
+/// `facts_of`, each fact with where it first stands in `texts` (the text, the byte offset)
+/// when it was found in one (a command is not).
+fn facts_at(m: &Message, texts: &[String]) -> Vec<(Evidence, Option<(usize, usize)>)> {
+    let mut items: Vec<(Evidence, Option<(usize, usize)>)> = m
         .parts
         .iter()
         .filter_map(|part| match part {
             Part::ToolCall { arguments, .. } => command_of(arguments),
             _ => None,
         })
-        .map(|text| Evidence {
-            kind: EvidenceKind::Command,
-            text,
+        .map(|text| {
+            let e = Evidence {
+                kind: EvidenceKind::Command,
+                text,
+            };
+            (e, None)
         })
         .collect();
-    for t in texts {
-        items.extend(evidence::extract(t));
+    for (t, text) in texts.iter().enumerate() {
+        items.extend(
+            evidence::extract_at(text)
+                .into_iter()
+                .map(|(offset, e)| (e, Some((t, offset)))),
+        );
     }
     let mut seen: HashSet<Evidence> = HashSet::new();
     items
         .into_iter()
-        .filter(|e| e.text.len() >= 3)
-        .filter(|e| seen.insert(e.clone()))
+        .filter(|(e, _)| e.text.len() >= 3)
+        .filter(|(e, _)| seen.insert(e.clone()))
         .collect()
 }

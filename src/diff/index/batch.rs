@@ -9,6 +9,8 @@
 //!
 //! Owns: the automaton and that pass. Must not: know which strings are asked, or why.
 
+use std::collections::HashMap;
+
 /// Bytes of strings one automaton holds: an eighth of the text's, within these bounds (a state
 /// takes about 30 bytes while the automaton is built).
 const CHUNK_MIN: usize = 1 << 20;
@@ -21,11 +23,28 @@ const PIECE_MIN: usize = 1 << 20;
 /// For each of `strings`, the bytes of its longest prefix that occurs in `text`; and the bytes
 /// read doing it (the text once per automaton, the strings).
 pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
-    // Each distinct string once, in byte order: the trie is built in one walk.
-    let mut order: Vec<usize> = (0..strings.len()).collect();
-    order.sort_unstable_by(|&a, &b| strings[a].cmp(strings[b]));
-    order.dedup_by(|a, b| strings[*a] == strings[*b]);
-    let distinct: Vec<&[u8]> = order.iter().map(|&i| strings[i]).collect();
+    // Each distinct string once (found by hashing, as many are asked again and again), then
+    // in byte order: the trie is built in one walk.
+    let mut slot_of: HashMap<&[u8], u32, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(strings.len() / 2, Default::default());
+    let mut distinct: Vec<(&[u8], u32)> = Vec::new();
+    let slots: Vec<u32> = strings
+        .iter()
+        .map(|&s| {
+            *slot_of.entry(s).or_insert_with(|| {
+                distinct.push((s, distinct.len() as u32));
+                distinct.len() as u32 - 1
+            })
+        })
+        .collect();
+    drop(slot_of);
+    distinct.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // Where each distinct string stands in byte order.
+    let mut rank = vec![0u32; distinct.len()];
+    for (i, &(_, slot)) in distinct.iter().enumerate() {
+        rank[slot as usize] = i as u32;
+    }
+    let distinct: Vec<&[u8]> = distinct.into_iter().map(|(s, _)| s).collect();
     let mut found: Vec<usize> = Vec::with_capacity(distinct.len());
     let mut read: usize = strings.iter().map(|s| s.len()).sum();
     let chunk = (text.len() / 8).clamp(CHUNK_MIN, CHUNK_MAX);
@@ -41,12 +60,9 @@ pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
         read += text.len();
         from = to;
     }
-    let answers = strings
+    let answers = slots
         .iter()
-        .map(|s| {
-            let i = distinct.partition_point(|d| d < s);
-            found.get(i).copied().unwrap_or(0)
-        })
+        .map(|&slot| found[rank[slot as usize] as usize])
         .collect();
     (answers, read)
 }

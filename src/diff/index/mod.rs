@@ -31,6 +31,8 @@ const FEW: usize = 16;
 const LOOKUPS: usize = 16;
 /// Positions of a repeated gram a string is compared at, whole, before it waits for the pass.
 const TRIES: usize = FEW;
+/// Bytes after the end of one line that the next is looked for in (`found_near`).
+const NEAR: usize = 256;
 
 /// An index of one text.
 #[derive(Debug)]
@@ -113,9 +115,15 @@ impl TextIndex {
     /// `s[..k]` (cut on a byte, not necessarily a character) is what remains to look for in a
     /// pass over the text, and its longest prefix, `clamp`ed to `s`, is the answer.
     pub fn quick_prefix(&self, s: &str) -> Result<usize, usize> {
+        self.quick_find(s).map(|(longest, _)| longest)
+    }
+
+    /// `quick_prefix`, with where in the text `s` was found when it was found whole (not
+    /// always known: the empty string, a short one).
+    pub fn quick_find(&self, s: &str) -> Result<(usize, Option<usize>), usize> {
         let b = s.as_bytes();
         if b.is_empty() {
-            return Ok(0);
+            return Ok((0, None));
         }
         if b.len() < ANCHORED {
             return Err(b.len());
@@ -125,29 +133,43 @@ impl TextIndex {
         // text repeats everywhere is compared whole at a few positions of the rarest.
         let (window, at) = match self.first_rare(b) {
             Ok(rare) => rare,
-            Err(Some(at)) if self.found_whole_among(b, at) => return Ok(b.len()),
-            Err(_) => return Err(b.len()),
+            Err(Some(at)) => match self.found_whole_among(b, at) {
+                Some(start) => return Ok((b.len(), Some(start))),
+                None => return Err(b.len()),
+            },
+            Err(None) => return Err(b.len()),
         };
         let reach = window + ANCHORED;
         let text = self.text.as_bytes();
         let gram = read_gram(b, at);
         let candidates = self.candidates(b, at);
         self.spend(candidates.len() + b.len());
-        let longest = candidates
+        let (longest, start) = candidates
             .iter()
             .map(|&p| p as usize)
             .filter(|&p| p >= at && read_gram(text, p) == gram)
-            .map(|p| common_prefix(&text[p - at..], b))
-            .max()
-            .unwrap_or(0);
+            .map(|p| (common_prefix(&text[p - at..], b), p - at))
+            .max_by_key(|&(common, _)| common)
+            .unwrap_or((0, 0));
         if longest >= reach {
-            Ok(longest)
+            Ok((longest, (longest == b.len()).then_some(start)))
         } else if reach == ANCHORED {
-            Ok(0)
+            Ok((0, None))
         } else {
             // No prefix that holds the window occurs: the answer is a shorter one.
             Err(reach - 1)
         }
+    }
+
+    /// Where `s` occurs whole in the text within `NEAR` bytes after `from` (its start), if it
+    /// does: the next line of a text the input holds in order is usually just after the last.
+    /// `None` says only that it is not there.
+    pub fn found_near(&self, s: &str, from: usize) -> Option<usize> {
+        let text = self.text.as_bytes();
+        let from = from.min(text.len());
+        let to = (from + NEAR + s.len()).min(text.len());
+        self.spend(to - from);
+        memchr::memmem::find(&text[from..to], s.as_bytes()).map(|i| from + i)
     }
 
     /// The longest prefix of each of `strings`, in one pass over the text for all of them
@@ -192,11 +214,11 @@ impl TextIndex {
         found.ok_or(fewest.map(|(at, _)| at))
     }
 
-    /// Whether `s` occurs whole at one of the first `TRIES` positions where the text keeps
+    /// Where `s` occurs whole, if at one of the first `TRIES` positions where the text keeps
     /// the gram at offset `at` of `s`: a line the text repeats is usually found at the first,
-    /// in a bounded number of comparisons rather than the pass over the whole text. `false`
+    /// in a bounded number of comparisons rather than the pass over the whole text. `None`
     /// says only that these positions do not hold it.
-    fn found_whole_among(&self, s: &[u8], at: usize) -> bool {
+    fn found_whole_among(&self, s: &[u8], at: usize) -> Option<usize> {
         let text = self.text.as_bytes();
         let gram = read_gram(s, at);
         let tried = self.candidates(s, at);
@@ -206,11 +228,12 @@ impl TextIndex {
             .iter()
             .map(|&p| p as usize)
             .filter(|&p| p >= at && read_gram(text, p) == gram)
-            .any(|p| {
+            .find(|&p| {
                 let common = common_prefix(&text[p - at..], s);
                 compared += common + 1;
                 common == s.len()
-            });
+            })
+            .map(|p| p - at);
         self.spend(tried.len() + compared);
         found
     }
@@ -395,6 +418,16 @@ mod tests {
                     Err(k) => clamped(ix.longest_prefixes_of(&[&q.as_bytes()[..k]])[0], q.len()),
                 };
                 prop_assert_eq!(quick, want, "quick {:?} in {:?}", q, text);
+                if let Ok((longest, Some(at))) = ix.quick_find(q) {
+                    prop_assert_eq!(longest, q.len());
+                    prop_assert_eq!(&text.as_bytes()[at..at + q.len()], q.as_bytes());
+                }
+                for from in [0, text.len() / 2] {
+                    if let Some(at) = ix.found_near(q, from) {
+                        prop_assert!(at >= from);
+                        prop_assert_eq!(&text.as_bytes()[at..at + q.len()], q.as_bytes());
+                    }
+                }
                 prop_assert_eq!(ix.longest_prefix(q), naive_prefix(&text, q), "{:?} in {:?}", q, text);
                 prop_assert_eq!(ix.contains(q), text.contains(q.as_str()), "{:?} in {:?}", q, text);
             }
