@@ -33,6 +33,8 @@ const LOOKUPS: usize = 16;
 const TRIES: usize = FEW;
 /// Bytes after the end of one line that the next is looked for in (`found_near`).
 const NEAR: usize = 256;
+/// Strings up to this long are looked for near by their first byte, then compared.
+const SHORT_NEAR: usize = 64;
 
 /// An index of one text.
 #[derive(Debug)]
@@ -169,7 +171,16 @@ impl TextIndex {
         let from = from.min(text.len());
         let to = (from + NEAR + s.len()).min(text.len());
         self.spend(to - from);
-        memchr::memmem::find(&text[from..to], s.as_bytes()).map(|i| from + i)
+        let (window, s) = (&text[from..to], s.as_bytes());
+        if s.len() > SHORT_NEAR {
+            // A searcher's set-up is worth it for a long string only.
+            return memchr::memmem::find(window, s).map(|i| from + i);
+        }
+        // At most `NEAR + SHORT_NEAR` places, each compared for at most `SHORT_NEAR` bytes.
+        let first = *s.first()?;
+        memchr::memchr_iter(first, window)
+            .find(|&i| window[i..].starts_with(s))
+            .map(|i| from + i)
     }
 
     /// The longest prefix of each of `strings`, in one pass over the text for all of them
