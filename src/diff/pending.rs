@@ -2,8 +2,10 @@
 //! once, and the strings still to look for in the pass over the whole input that `diff_range`
 //! makes for all messages together.
 //!
-//! Owns: `Pending` (a message waiting for those answers) and `Ask` (one string asked). Must
-//! not: search the input itself (the index does) or sum a range (the diff does).
+//! Owns: `Pending` (a message waiting for those answers), `Ask` (one string asked), the order
+//! lines are asked in (`Cursor`: the next line first just after the last one found) and
+//! what a line found whole answers for the strings inside it. Must not: search the input
+//! itself (the index does) or sum a range (the diff does).
 
 use std::collections::HashSet;
 
