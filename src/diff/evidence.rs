@@ -73,7 +73,8 @@ pub fn extract(text: &str) -> Vec<Evidence> {
 /// `extract`, each item with the byte offset of its first appearance in `text` (its text is
 /// `text[offset..offset + len]`).
 pub fn extract_at(text: &str) -> Vec<(usize, Evidence)> {
-    let mut found: Vec<(usize, Evidence)> = Vec::new();
+    // Items borrow the text until each distinct one is kept: most repeat.
+    let mut found: Vec<(usize, EvidenceKind, &str)> = Vec::new();
     // The ranges taken so far, sorted and disjoint.
     let mut taken: Vec<Range<usize>> = Vec::new();
     for (kind, re) in patterns() {
@@ -94,21 +95,23 @@ pub fn extract_at(text: &str) -> Vec<(usize, Evidence)> {
                 continue;
             }
             fresh.push(r.clone());
-            found.push((
-                r.start,
-                Evidence {
-                    kind: *kind,
-                    text: item.to_string(),
-                },
-            ));
+            found.push((r.start, *kind, item));
         }
         taken = merged(taken, fresh);
     }
-    found.sort_by_key(|(at, _)| *at);
-    let mut seen: HashSet<Evidence> = HashSet::new();
+    found.sort_by_key(|&(at, _, _)| at);
+    let mut seen: HashSet<(EvidenceKind, &str), foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(found.len(), Default::default());
     found
         .into_iter()
-        .filter(|(_, e)| seen.insert(e.clone()))
+        .filter(|&(_, kind, item)| seen.insert((kind, item)))
+        .map(|(at, kind, item)| {
+            let e = Evidence {
+                kind,
+                text: item.to_string(),
+            };
+            (at, e)
+        })
         .collect()
 }
 

@@ -324,10 +324,17 @@ fn facts_at(m: &Message, texts: &[String]) -> Vec<(Evidence, Option<(usize, usiz
                 .map(|(offset, e)| (e, Some((t, offset)))),
         );
     }
-    let mut seen: HashSet<Evidence> = HashSet::new();
+    // Each fact once: the first of equal ones kept (compared by index, not cloned).
+    let mut seen: HashSet<(EvidenceKind, &str), foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(items.len(), Default::default());
+    let keep: Vec<bool> = items
+        .iter()
+        .map(|(e, _)| e.text.len() >= 3 && seen.insert((e.kind, e.text.as_str())))
+        .collect();
+    drop(seen);
     items
         .into_iter()
-        .filter(|(e, _)| e.text.len() >= 3)
-        .filter(|(e, _)| seen.insert(e.clone()))
+        .zip(keep)
+        .filter_map(|(item, kept)| kept.then_some(item))
         .collect()
 }

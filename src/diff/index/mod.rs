@@ -35,6 +35,8 @@ const TRIES: usize = FEW;
 const NEAR: usize = 256;
 /// Strings up to this long are looked for near by their first byte, then compared.
 const SHORT_NEAR: usize = 64;
+/// Places a longer string is compared at before a searcher looks for it.
+const TRIES_NEAR: usize = 4;
 
 /// An index of one text.
 #[derive(Debug)]
@@ -172,15 +174,23 @@ impl TextIndex {
         let to = (from + NEAR + s.len()).min(text.len());
         self.spend(to - from);
         let (window, s) = (&text[from..to], s.as_bytes());
-        if s.len() > SHORT_NEAR {
-            // A searcher's set-up is worth it for a long string only.
-            return memchr::memmem::find(window, s).map(|i| from + i);
-        }
-        // At most `NEAR + SHORT_NEAR` places, each compared for at most `SHORT_NEAR` bytes.
+        // Where the first byte is, compared: a short string at every such place (at most
+        // `NEAR + SHORT_NEAR`, each for at most `SHORT_NEAR` bytes); a long one at the first
+        // `TRIES_NEAR`, then by a searcher, whose set-up costs more than most lines.
         let first = *s.first()?;
-        memchr::memchr_iter(first, window)
-            .find(|&i| window[i..].starts_with(s))
-            .map(|i| from + i)
+        let mut places = memchr::memchr_iter(first, window);
+        let mut tried = 0;
+        for i in places.by_ref() {
+            if window[i..].starts_with(s) {
+                return Some(from + i);
+            }
+            tried += 1;
+            if s.len() > SHORT_NEAR && tried == TRIES_NEAR {
+                let rest = i + 1;
+                return memchr::memmem::find(&window[rest..], s).map(|j| from + rest + j);
+            }
+        }
+        None
     }
 
     /// The longest prefix of each of `strings`, in one pass over the text for all of them
