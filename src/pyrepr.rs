@@ -273,26 +273,46 @@ fn write_json(value: &Value, ascii: bool, sort: bool, out: &mut String) {
 
 fn write_json_str(s: &str, ascii: bool, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ascii && (c as u32) > 0x7e => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-            c => out.push(c),
+    // Runs of characters that stand for themselves are copied whole.
+    let bytes = s.as_bytes();
+    let (mut from, mut i) = (0, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b >= 0x20 && b != b'"' && b != b'\\' && !(ascii && b > 0x7e) {
+            i += 1;
+            continue;
         }
+        out.push_str(&s[from..i]);
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        write_json_char(c, ascii, out);
+        i += c.len_utf8();
+        from = i;
     }
+    out.push_str(&s[from..]);
     out.push('"');
+}
+
+/// One character of a string as `json.dumps` writes it.
+fn write_json_char(c: char, ascii: bool, out: &mut String) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+        c if ascii && (c as u32) > 0x7e => {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+        c => out.push(c),
+    }
 }
 
 /// `repr(float)`: the shortest round-tripping digits, fixed notation for exponents -4..16,
@@ -402,7 +422,31 @@ mod tests {
         }
     }
 
+    /// `write_json_str` as first written, a character at a time.
+    fn json_str_by_chars(s: &str, ascii: bool) -> String {
+        let mut out = String::from('"');
+        for c in s.chars() {
+            write_json_char(c, ascii, &mut out);
+        }
+        out.push('"');
+        out
+    }
+
     proptest::proptest! {
+        #[test]
+        fn json_strings_copied_by_runs_equal_them_written_by_characters(
+            t in proptest::prelude::any::<String>(),
+            mixed in "[a\"\\\\\n\u{1}\u{7f}\u{80}é😀 ]{0,40}",
+        ) {
+            for s in [&t, &mixed] {
+                for ascii in [false, true] {
+                    let mut got = String::new();
+                    write_json_str(s, ascii, &mut got);
+                    proptest::prop_assert_eq!(got, json_str_by_chars(s, ascii));
+                }
+            }
+        }
+
         /// Any text: the counted length is the built repr's.
         #[test]
         fn repr_chars_of_any_text(t in proptest::prelude::any::<String>()) {
