@@ -22,6 +22,8 @@ pub struct Args {
     pub commands: bool,
     /// How long one command of that table may run before it is stopped.
     pub timeout: std::time::Duration,
+    /// Runs of each row of that table, the fastest kept (`report` is always the fastest of three).
+    pub runs: usize,
 }
 
 fn parse_size(s: &str) -> Option<u64> {
@@ -53,6 +55,7 @@ impl Args {
             many: 100_000,
             commands: false,
             timeout: std::time::Duration::from_secs(300),
+            runs: 1,
         };
         let mut it = raw.into_iter();
         while let Some(a) = it.next() {
@@ -76,6 +79,13 @@ impl Args {
                 "--dir" => args.dir = it.next().map(PathBuf::from).expect("--dir DIR"),
                 "--many" => args.many = it.next().and_then(|s| s.parse().ok()).expect("--many N"),
                 "--commands" => args.commands = true,
+                "--runs" => {
+                    args.runs = it
+                        .next()
+                        .and_then(|s| s.parse().ok())
+                        .filter(|&n| n >= 1)
+                        .expect("--runs N (1 or more)");
+                }
                 "--timeout" => {
                     let secs = it
                         .next()

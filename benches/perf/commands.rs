@@ -69,8 +69,9 @@ fn presets() -> Vec<String> {
         .collect()
 }
 
-/// Prints the table for one file.
-pub fn table(path: &Path, timeout: Duration) {
+/// Prints the table for one file, each row the fastest of `runs` (a row that fails or times
+/// out is not run again).
+pub fn table(path: &Path, timeout: Duration, runs: usize) {
     let file = path.to_str().expect("a UTF-8 path");
     let file_kb = std::fs::metadata(path).map_or(1, |m| m.len() / 1024).max(1);
     // The fastest of three: the budgets divide by it, so a slow first run must not loosen them.
@@ -101,7 +102,18 @@ pub fn table(path: &Path, timeout: Duration) {
             for s in &sets {
                 args.extend(["--set", s]);
             }
-            let r = run(&args, timeout);
+            let mut r = run(&args, timeout);
+            for _ in 1..runs {
+                if r.wall.is_none() || r.code != Some(0) {
+                    break;
+                }
+                let again = run(&args, timeout);
+                if again.code == Some(0)
+                    && again.wall.is_some_and(|w| r.wall.is_some_and(|b| w < b))
+                {
+                    r = again;
+                }
+            }
             row(command, &label, &r, base, budget, file_kb);
         }
     }

@@ -6,10 +6,10 @@
 //! cargo bench --bench perf -- [--size 100M] [--format claude-code|codex|openai-chat]
 //!                             [--reference] [--all-presets] [--many N] [--count-only]
 //!                             [--dump-texts FILE] [--dir DIR] [--cache-only]
-//!                             [--commands [--timeout SECS]]
+//!                             [--commands [--timeout SECS] [--runs N]]
 //! ```
 //! `--commands` prints only the table of every command and preset run through the binary, with
-//! each row's budget (`commands::table`).
+//! each row's budget (`commands::table`), each row the fastest of `--runs` (default 1).
 //! `--cache-only` measures only the count cache: counting with an empty and a full memo, the
 //! file's write and read, and `ctxray report --json` without the cache, cold and warm.
 //! `--reference` also counts with tiktoken-rs (slow); `--dump-texts` writes the counted texts as
@@ -47,7 +47,7 @@ fn main() {
     for shape in &args.shapes {
         let path = generated(&args.dir, *shape, args.size);
         if args.commands {
-            commands::table(&path, args.timeout);
+            commands::table(&path, args.timeout, args.runs);
             continue;
         }
         if args.cache_only {
