@@ -169,7 +169,7 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
         evidence: Vec::new(),
     };
     // The lines found whole: as they are, and by text, where they stand in it.
-    let mut whole: HashSet<&str> = HashSet::new();
+    let mut whole: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
     let mut spans: Vec<Vec<(usize, usize)>> = vec![Vec::new(); texts.len()];
     let mut cursor = Cursor::default();
     for (t, text) in texts.iter().enumerate() {

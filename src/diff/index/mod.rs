@@ -397,6 +397,34 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_next_line_is_found_just_after_the_last_short_or_long() {
+        // The long line's first byte stands at more places before it than are compared.
+        let long = format!("q tail {}", "x".repeat(200));
+        let text =
+            format!("alpha line one\\n  beta line two\\nq q q q q q\\n{long}\\nalpha line one");
+        let ix = TextIndex::new(text.clone());
+        let after_first = "alpha line one".len();
+        assert_eq!(
+            ix.found_near("beta line two", after_first),
+            text.find("beta line two")
+        );
+        assert_eq!(ix.found_near(&long, after_first), text.find(&long));
+        // Only after `from`, and only within reach of it.
+        assert_eq!(
+            ix.found_near("alpha line one", 1),
+            text.rfind("alpha line one")
+        );
+        assert_eq!(ix.found_near("alpha line one", 0), Some(0));
+        let far = format!("{}needle at the end", "y".repeat(NEAR + 100));
+        let ix = TextIndex::new(far.clone());
+        assert_eq!(ix.found_near("needle at the end", 0), None);
+        assert_eq!(
+            ix.found_near("needle at the end", 200),
+            far.find("needle at the end")
+        );
+    }
+
     fn text_and_queries() -> impl Strategy<Value = (String, Vec<String>)> {
         // A small alphabet makes long shared prefixes and repeated grams common.
         ("[ab\n é]{0,200}", 0..6usize).prop_flat_map(|(text, n)| {
