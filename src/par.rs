@@ -8,6 +8,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Threads used at most.
 const THREADS_MAX: usize = 8;
 
+/// The cores this process may use, asked once: the standard library reads the scheduler's
+/// affinity and the cgroup's quota files at every call, a cost paid by every small job of a
+/// replay otherwise.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `items` mapped with `f`, in order, on up to every core once there are at least `min` items;
 /// `done(n)` is told of each run of `n` items mapped.
 pub fn map<T: Sync, R: Send>(
@@ -16,9 +24,7 @@ pub fn map<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
     done: impl Fn(usize) + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(THREADS_MAX);
+    let threads = cores().min(THREADS_MAX);
     map_on(items, min, threads, f, done)
 }
 

@@ -201,7 +201,7 @@ impl Automaton {
     /// on the way in is an occurrence all the same.
     fn reached(&self, text: &[u8]) -> Vec<bool> {
         let deepest = self.depth.iter().copied().max().unwrap_or(0) as usize;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::par::cores();
         let pieces = cores
             .min(PIECES_MAX)
             .min(text.len() / PIECE_MIN.max(deepest * 8));

@@ -79,7 +79,7 @@ pub fn each_window(s: &[u8], mut each: impl FnMut(usize, usize) -> bool) {
 /// The distinct positions the windows of `text` select, ascending. A long text is read in
 /// pieces side by side, one per core (each window's choice reads only the window).
 pub fn minimizers(text: &[u8]) -> Vec<u32> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::par::cores();
     minimizers_in(text, cores.min(4).min(text.len() >> 20))
 }
 

@@ -35,7 +35,7 @@ pub(super) fn check_lines(
     skipped: &mut Vec<Skipped>,
 ) -> Result<Lines, LoadError> {
     let body = &buffer[start..];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     let pieces = if body.len() < PARALLEL_CHECK_MIN {
         1
     } else {
