@@ -14,6 +14,8 @@ use serde_json::Value;
 
 use super::apply;
 use super::plan::Plan;
+use super::preset::PlanInput;
+use crate::formats::common::Loaded;
 use crate::session::{Format, Session};
 
 /// A compacted history.
@@ -76,15 +78,50 @@ pub fn from_history(
     history: Value,
     format: Format,
 ) -> Result<After, ReadBackError> {
-    let bytes = serde_json::to_vec(&history).map_err(|e| ReadBackError {
+    read(base, history, format, true)
+}
+
+/// [`from_history`] for a plan of `input`; in a replay whose history keeps another format
+/// than the framework's (a Claude Code session planned as Agent Framework), the history's
+/// messages get no raw records and no bytes are written for them: the replay drops the raw
+/// records of a read-back history of another format (`replay::history`) and reads only its
+/// messages.
+pub fn read_back(
+    input: &PlanInput,
+    history: Value,
+    format: Format,
+) -> Result<After, ReadBackError> {
+    let raw_dropped = input.parsed.is_some() && input.session.format != format;
+    read(input.session, history, format, !raw_dropped)
+}
+
+fn read(
+    base: &Session,
+    history: Value,
+    format: Format,
+    write: bool,
+) -> Result<After, ReadBackError> {
+    let err = |reason: String| ReadBackError {
         format: format.name(),
-        reason: e.to_string(),
-    })?;
-    let mut session = crate::formats::load_bytes(bytes, None, &base.source.path, Some(format))
-        .map_err(|e| ReadBackError {
-            format: format.name(),
-            reason: e.to_string(),
-        })?;
+        reason,
+    };
+    let (mut session, history) = match history {
+        // An array (every framework's list) is written once and its values used as they are,
+        // not parsed again from the bytes (a replay reads back a history at every compaction).
+        Value::Array(items) => {
+            let loaded = Loaded::of_array(items, &base.source.path, write)
+                .map_err(|e| err(e.to_string()))?;
+            let session = crate::formats::parse(format, &loaded).map_err(|e| err(e.to_string()))?;
+            let history = loaded.into_document().unwrap_or(Value::Null);
+            (session, history)
+        }
+        other => {
+            let bytes = serde_json::to_vec(&other).map_err(|e| err(e.to_string()))?;
+            let session = crate::formats::load_bytes(bytes, None, &base.source.path, Some(format))
+                .map_err(|e| err(e.to_string()))?;
+            (session, other)
+        }
+    };
     session.source.path = base.source.path.clone();
     session.id = base.id.clone();
     session.title = base.title.clone();
@@ -214,6 +251,35 @@ mod tests {
             .unwrap();
         let v: Value = serde_json::from_slice(&raw).unwrap();
         assert_eq!(v, history[1]);
+    }
+
+    /// A history array read back from its values equals the same array written out and loaded
+    /// as a file: the same messages, and each one's raw record the same bytes.
+    #[test]
+    fn a_history_read_from_its_values_equals_the_history_loaded_from_its_bytes() {
+        let base = Session::new(Format::OpenAiChat, "in.json", Default::default());
+        let history = serde_json::json!([
+            {"role": "system", "content": "be brief ] [ \" \\ {"},
+            {"role": "user", "content": "caf\u{e9} \u{1F600}", "name": "x"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "f", "arguments": "{\"a\": [1, 2.5e-7]}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "[]"},
+            {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+        ]);
+        let bytes = serde_json::to_vec(&history).unwrap();
+        let loaded =
+            crate::formats::load_bytes(bytes, None, "in.json", Some(Format::OpenAiChat)).unwrap();
+        let after = from_history(&base, history.clone(), Format::OpenAiChat).unwrap();
+        assert_eq!(after.history, history);
+        assert_eq!(
+            format!("{:?}", after.session.messages),
+            format!("{:?}", loaded.messages)
+        );
+        assert_eq!(*after.session.buffer, *loaded.buffer);
+        assert_eq!(after.session.source.records, loaded.source.records);
+        for (a, b) in after.session.messages.iter().zip(&loaded.messages) {
+            assert_eq!(after.session.raw_record(a), loaded.raw_record(b));
+        }
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! DESIGN.md's contract, and the findings every plan gets whatever the preset (tool-call
 //! integrity after the cut, messages lost, estimator drift).
 
+use std::any::Any;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::findings::{Finding, Severity};
 use super::settings::Settings;
@@ -84,6 +86,32 @@ pub struct Plan {
     pub summarizer: Vec<PromptMessage>,
     pub insertion: Option<Insertion>,
     pub findings: Vec<Finding>,
+    /// What the preset kept of the work that made this plan.
+    pub made: Made,
+}
+
+/// What a preset kept of the work that made a plan, so that carrying the plan out
+/// (`Preset::compacted`, in the same replay) does not do that work again. Opaque outside the
+/// preset that made it, and no part of what the plan says: never written, never compared.
+#[derive(Clone, Default)]
+pub struct Made(Option<Arc<dyn Any + Send + Sync>>);
+
+impl Made {
+    pub fn keep<T: Any + Send + Sync>(kept: T) -> Made {
+        Made(Some(Arc::new(kept)))
+    }
+
+    /// What was kept, if it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.as_deref()?.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Made {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not what the plan says: a plan made keeping its work shows as one made without.
+        f.write_str("Made")
+    }
 }
 
 /// The contract's source-record lists: kept, summarized, dropped — each record in one.

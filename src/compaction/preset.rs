@@ -132,6 +132,11 @@ pub trait Preset: Sync {
     fn rejects(&self, _check: &GuardCheck) -> bool {
         false
     }
+    /// Whether `rejects` can ever reject (a replay gives such a preset the whole plan of each
+    /// compacted history; for the others the trigger on it is enough).
+    fn guards(&self) -> bool {
+        false
+    }
 }
 
 /// One compaction of a run, as the framework's carried state sees it.

@@ -142,6 +142,9 @@ pub struct Loaded {
     pub skipped: Vec<Skipped>,
     /// Where the content starts (after a byte-order mark).
     pub start: usize,
+    /// The byte ranges of a top-level array's items, when they were noted as the bytes were
+    /// written ([`Loaded::of_array`]) rather than found by reading them again.
+    pub item_ranges: Option<Vec<Range<usize>>>,
 }
 
 impl Loaded {
@@ -172,6 +175,7 @@ impl Loaded {
             doc: Doc::Zip,
             skipped: Vec::new(),
             start,
+            item_ranges: None,
         };
         let body = &loaded.buffer[start..];
         if body.starts_with(b"PK\x03\x04") {
@@ -186,6 +190,57 @@ impl Loaded {
         };
         loaded.doc = split(&loaded.buffer, start, &bounds, &mut loaded.skipped)?;
         Ok(loaded)
+    }
+
+    /// A JSON array document written from values already built (a compacted history read
+    /// back): the bytes are `serde_json`'s compact serialisation of the array, each item's
+    /// range noted as it is written, and the document is the values themselves, not a parse of
+    /// those bytes (the same values: floats round-trip exactly, keys keep their order). Not
+    /// `write`: no bytes, and so no item has a range (a record of it cannot be read again).
+    pub fn of_array(
+        items: Vec<Value>,
+        shown: &str,
+        write: bool,
+    ) -> Result<Loaded, serde_json::Error> {
+        if !write {
+            return Ok(Loaded {
+                buffer: Arc::default(),
+                path: None,
+                shown: shown.to_string(),
+                doc: Doc::Json(Value::Array(items)),
+                skipped: Vec::new(),
+                start: 0,
+                item_ranges: None,
+            });
+        }
+        let mut buffer = vec![b'['];
+        let mut ranges = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                buffer.push(b',');
+            }
+            let start = buffer.len();
+            serde_json::to_writer(&mut buffer, item)?;
+            ranges.push(start..buffer.len());
+        }
+        buffer.push(b']');
+        Ok(Loaded {
+            buffer: Arc::new(buffer),
+            path: None,
+            shown: shown.to_string(),
+            doc: Doc::Json(Value::Array(items)),
+            skipped: Vec::new(),
+            start: 0,
+            item_ranges: Some(ranges),
+        })
+    }
+
+    /// The document of [`Loaded::of_array`] given back (`None` for any other).
+    pub fn into_document(self) -> Option<Value> {
+        match self.doc {
+            Doc::Json(v) => Some(v),
+            _ => None,
+        }
     }
 
     /// Number of records read (lines, or items of the top-level array).
@@ -293,10 +348,15 @@ impl Loaded {
         let Some(array) = value.as_array() else {
             return Vec::new();
         };
-        let ranges = self
-            .document_range()
-            .and_then(|doc| spans::array_items(&self.buffer, doc, path))
-            .filter(|r| r.len() == array.len());
+        let noted = self.item_ranges.as_ref().filter(|_| path.is_empty());
+        let ranges = match noted {
+            Some(r) => Some(Cow::Borrowed(r)),
+            None => self
+                .document_range()
+                .and_then(|doc| spans::array_items(&self.buffer, doc, path))
+                .map(Cow::Owned),
+        }
+        .filter(|r| r.len() == array.len());
         array
             .iter()
             .enumerate()
@@ -519,5 +579,49 @@ mod tests {
             first.err().map(|e| e.to_string()),
             Some("f:1: a line longer than 10 bytes (raise with --max-line SIZE)".to_string())
         );
+    }
+
+    /// Awkward items: brackets and quotes inside strings, escapes, non-ASCII, floats that
+    /// print long, nesting, an empty object and array.
+    fn awkward_items() -> Vec<Value> {
+        vec![
+            serde_json::json!({"type": "message", "text": "a ] b [ c } \" \\ {", "n": 0.1}),
+            serde_json::json!([1, [2, [3, {"k": "\u{1F600}\u{7}\n"}]], -1.5e300]),
+            serde_json::json!({}),
+            serde_json::json!([]),
+            serde_json::json!("plain"),
+            serde_json::json!({"z": 1, "a": 2, "m": {"y": null, "b": true}}),
+        ]
+    }
+
+    /// The written array is `serde_json`'s own serialisation of it, each noted range is the
+    /// range a reader of those bytes finds, and the document is the items unchanged.
+    #[test]
+    fn an_array_written_from_values_has_the_bytes_and_ranges_a_reader_finds() {
+        for n in 0..=awkward_items().len() {
+            let items: Vec<Value> = awkward_items().into_iter().take(n).collect();
+            let whole = Value::Array(items.clone());
+            let loaded = Loaded::of_array(items.clone(), "h", true).unwrap();
+            assert_eq!(*loaded.buffer, serde_json::to_vec(&whole).unwrap());
+            let found = spans::array_items(&loaded.buffer, 0..loaded.buffer.len(), &[]).unwrap();
+            assert_eq!(loaded.item_ranges.as_deref(), Some(&found[..]));
+            let read: Vec<Value> = found
+                .iter()
+                .map(|r| serde_json::from_slice(&loaded.buffer[r.clone()]).unwrap())
+                .collect();
+            assert_eq!(read, items);
+            let listed = loaded.items(&[]);
+            assert_eq!(listed.len(), n);
+            assert!(listed
+                .iter()
+                .zip(&found)
+                .all(|(i, r)| i.range() == Some(r.clone())));
+            assert_eq!(loaded.into_document(), Some(whole));
+        }
+        let unwritten = Loaded::of_array(awkward_items(), "h", false).unwrap();
+        assert!(unwritten.buffer.is_empty());
+        let listed = unwritten.items(&[]);
+        assert_eq!(listed.len(), awkward_items().len());
+        assert!(listed.iter().all(|i| i.range.is_none()));
     }
 }

@@ -242,31 +242,53 @@ impl Run<'_> {
         let compacted = self.history.compacted(a, after, source_index);
         // The state after this compaction, judged before its result is known: the trigger on
         // the result is measured under it, then recorded for the checks that follow.
-        let mut provisional = self.done.clone();
-        provisional.push(Done {
+        // (Pushed and taken off again: a copy of every compaction so far would make a replay
+        // quadratic in its compactions.)
+        self.done.push(Done {
             before: plan.trigger.clone(),
             after: plan.trigger.clone(),
         });
-        let after_settings = self.resolve(&provisional)?;
-        let again = self.plan(&compacted, &after_settings)?;
+        let after_settings = self.resolve(&self.done);
+        self.done.pop();
+        let after_settings = after_settings?;
         let after = compacted.tokens() as u64;
-        let rejected = self.preset.rejects(&GuardCheck {
-            settings: &settings,
-            before: &self.history.input(a),
-            plan: &plan,
-            after: &compacted.input(a),
-            again: &again,
-        });
-        if rejected {
-            out.rejected.push(Rejected {
-                step,
-                at_source_index: source_index,
-                tokens_before: before,
-                tokens_after: after,
-            });
-            // The framework keeps the history; its compaction count does not move.
-            return Ok(());
-        }
+        // The trigger on the compacted history. A preset with no guard needs no more: its
+        // quiet trigger is asked first, and when it tells, its memo (fed the compacted
+        // history) serves the checks that follow.
+        let quiet = match &self.memo {
+            Some(_) if !self.preset.guards() => {
+                let mut memo = Memo::new();
+                self.preset
+                    .quiet_trigger(&compacted.quiet_input(a), &after_settings, &mut memo)
+                    .filter(|t| !t.fired)
+                    .map(|t| (t, memo))
+            }
+            _ => None,
+        };
+        let (again, next_memo) = match quiet {
+            Some((trigger, memo)) => (trigger, Some(memo)),
+            None => {
+                let again = self.plan(&compacted, &after_settings)?;
+                let rejected = self.preset.rejects(&GuardCheck {
+                    settings: &settings,
+                    before: &self.history.input(a),
+                    plan: &plan,
+                    after: &compacted.input(a),
+                    again: &again,
+                });
+                if rejected {
+                    out.rejected.push(Rejected {
+                        step,
+                        at_source_index: source_index,
+                        tokens_before: before,
+                        tokens_after: after,
+                    });
+                    // The framework keeps the history; its compaction count does not move.
+                    return Ok(());
+                }
+                (again.trigger, None)
+            }
+        };
         let (record, removed, range) = self.record(
             step,
             source_index,
@@ -274,17 +296,23 @@ impl Run<'_> {
             &plan,
             summary.as_deref(),
             &compacted,
-            again.trigger.fired,
+            again.fired,
         );
         out.compactions.push(record);
         out.steps[step].tokens = after;
         self.done.push(Done {
             before: plan.trigger.clone(),
-            after: again.trigger.clone(),
+            after: again,
         });
         let history = std::mem::replace(&mut self.history, compacted);
-        if let Some(memo) = self.memo.as_mut() {
-            *memo = Memo::new();
+        // What the preset kept to carry the plan out is not needed by the figures.
+        let mut plan = plan;
+        plan.made = Default::default();
+        if self.memo.is_some() {
+            // The memo was fed under the settings judged before the compaction's result was
+            // known; it serves on only if the settings that follow are the same.
+            let same = self.settings()? == after_settings;
+            self.memo = Some(next_memo.filter(|_| same).unwrap_or_default());
         }
         let job = deferred::Job {
             compaction: out.compactions.len() - 1,

@@ -4,7 +4,7 @@
 //! result's declaration; linked groups re-included when any member is) and
 //! `annotate_token_counts` with the framework's estimator.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use serde_json::{json, Map, Value};
 
@@ -345,6 +345,21 @@ pub fn included_group_ids(msgs: &[AfMsg], ordered: &[String], g: &GroupMaps) -> 
         .filter(|id| g.of(id).iter().any(|&i| !msgs[i].excluded()))
         .cloned()
         .collect()
+}
+
+/// How many of `_included_group_ids` have a kind `keep` accepts (a group's kind is its first
+/// member's), counted in one pass without building the group maps.
+pub fn count_included_groups(msgs: &[AfMsg], keep: impl Fn(GroupKind) -> bool) -> usize {
+    let mut groups: HashMap<&str, (GroupKind, bool)> = HashMap::with_capacity(msgs.len());
+    for m in msgs {
+        let Some(a) = valid(m) else { continue };
+        let group = groups.entry(a.id).or_insert((a.kind, false));
+        group.1 |= !m.excluded();
+    }
+    groups
+        .values()
+        .filter(|&&(kind, included)| included && keep(kind))
+        .count()
 }
 
 /// `_minimum_retained_group_ids`.

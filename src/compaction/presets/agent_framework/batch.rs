@@ -20,7 +20,7 @@
 //! re-annotation that replaces the steps they admit. Must not decide anything the framework
 //! would decide differently: a group it cannot admit goes back to a framework step.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::annotate::{annotate_groups, group_id, group_maps, GroupMaps};
 use super::groups::walk_pairs;

@@ -4,7 +4,7 @@
 //! declaration's span, so groups can be non-contiguous). Pure port; annotation lives in
 //! `annotate.rs`.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::model::{ctype, field, AfMsg};
 use super::settled::Outside;

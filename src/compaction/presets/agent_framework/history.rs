@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::model::AfMsg;
-use super::run::execute;
+use super::run::{execute, Left};
 use super::settled;
 use super::AfPreset;
 use crate::compaction::after::{self, After};
@@ -27,16 +27,24 @@ pub fn compacted(
     plan: &Plan,
     summary: Option<&str>,
 ) -> After {
-    let Ok(done) = execute(preset, input, &plan.settings, summary) else {
-        return after::generic(input.session, plan, summary);
+    // With no summarizer text the run is the plan's own, kept when the plan was made.
+    let left = plan
+        .made
+        .get::<Left>()
+        .filter(|left| summary.is_none() && left.is_of(input));
+    let (mut msgs, outside) = match left {
+        Some(left) => (left.msgs.clone(), left.outside.clone()),
+        None => match execute(preset, input, &plan.settings, summary) {
+            Ok(done) => (done.run.msgs, done.run.outside),
+            Err(_) => return after::generic(input.session, plan, summary),
+        },
     };
-    let mut msgs = done.run.msgs;
     let carried = match input.carried {
-        Some(_) => settled::settle(&mut msgs, &done.run.outside),
+        Some(_) => settled::settle(&mut msgs, &outside),
         None => None,
     };
     let history = Value::Array(msgs.iter().map(AfMsg::to_dict).collect());
-    match after::from_history(input.session, history, Format::AgentFramework) {
+    match after::read_back(input, history, Format::AgentFramework) {
         Ok(mut after) => {
             after.carried = carried;
             after

@@ -16,7 +16,7 @@
 //! Owns: those numbers and that proof. Must not: answer when any of it fails (then `None`, and
 //! the full plan decides), for a metric over the threshold, or for any other strategy.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::annotate::{annotate_groups, annotate_tokens, group_id, included_tokens};
 use super::estimate::count_message;

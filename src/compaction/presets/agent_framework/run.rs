@@ -3,11 +3,10 @@
 //! message inserted by this run; dropped = the rest), its trigger metric, the last summarizer
 //! request, and where the summary lands in the compacted history.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use super::annotate::{
-    annotate_groups, annotate_tokens, group_kind, group_maps, included_group_ids, included_tokens,
-    ordered_group_ids,
+    annotate_groups, annotate_tokens, count_included_groups, group_kind, included_tokens,
 };
 use super::groups::GroupKind;
 use super::model::{from_session_with, AfMsg, GROUP, SUMMARIZED_BY};
@@ -17,7 +16,7 @@ use super::strategies::call;
 use super::summarize::included_non_system;
 use super::{findings, AfPreset, Version};
 use crate::compaction::plan::{
-    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+    common_findings, Insertion, Made, Plan, PromptMessage, PromptRole, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput};
 use crate::compaction::settings::Settings;
@@ -90,15 +89,10 @@ impl Run {
 /// The strategy's own trigger metric (name, value, threshold, rule).
 /// Included groups of `kind` (`None`: every non-system group).
 fn count_groups(run: &Run, kind: Option<GroupKind>) -> i64 {
-    let ordered = ordered_group_ids(&run.msgs);
-    let g = group_maps(&run.msgs);
-    included_group_ids(&run.msgs, &ordered, &g)
-        .iter()
-        .filter(|id| match kind {
-            Some(k) => g.kind(id) == Some(k),
-            None => g.kind(id) != Some(GroupKind::System),
-        })
-        .count() as i64
+    count_included_groups(&run.msgs, |k| match kind {
+        Some(want) => k == want,
+        None => k != GroupKind::System,
+    }) as i64
 }
 
 pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
@@ -288,16 +282,58 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
         threshold,
         measure_name,
     ));
+    let insertion = insertion(&run);
+    let summarizer = run.calls.last().cloned().unwrap_or_default();
+    // In a replay the list the run left is kept: carried out with no summarizer text (every
+    // strategy but summarization), the compaction is this very run (`history::compacted`).
+    let made = match input.parsed {
+        Some(_) => Made::keep(Left::of(input, run)),
+        None => Made::default(),
+    };
     Ok(Plan {
         preset: preset.name,
         framework: preset.framework,
         settings: settings.clone(),
-        insertion: insertion(&run),
-        summarizer: run.calls.last().cloned().unwrap_or_default(),
+        insertion,
+        summarizer,
         trigger,
         split,
         findings: found,
+        made,
     })
+}
+
+/// The list a plan's run left and what it stood after, for the session the plan was made of.
+pub struct Left {
+    pub msgs: Vec<AfMsg>,
+    pub outside: Outside,
+    /// The session planned (its address, message count and last message's record), to tell
+    /// it from another.
+    session: (usize, usize, Option<usize>),
+}
+
+impl Left {
+    fn of(input: &PlanInput, run: Run) -> Left {
+        Left {
+            msgs: run.msgs,
+            outside: run.outside,
+            session: Left::key(input),
+        }
+    }
+
+    fn key(input: &PlanInput) -> (usize, usize, Option<usize>) {
+        let messages = &input.session.messages;
+        (
+            std::ptr::from_ref(input.session) as usize,
+            messages.len(),
+            messages.last().map(|m| m.source_index),
+        )
+    }
+
+    /// Whether this is the run of a plan of `input`'s session.
+    pub fn is_of(&self, input: &PlanInput) -> bool {
+        self.session == Left::key(input)
+    }
 }
 
 /// The trigger a plan reports: the strategy's metric `(name, value, threshold, rule)`, whether

@@ -18,7 +18,7 @@
 //! histories of one replay share. Must not: decide anything a strategy decides, or settle
 //! anything on a path that is not a replay's (`PlanInput::carried`).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, Mutex};
 
 use super::annotate::{group_id, group_index, group_maps};

@@ -5,7 +5,7 @@
 //! order, then the oldest-group fallback, then the strict one) and
 //! `ContextWindowCompactionStrategy` (tool-result eviction above 50 %, truncation above 80 %).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::annotate::{
     annotate_groups, annotate_tokens, group_maps, included_group_ids, included_tokens,

@@ -172,6 +172,7 @@ impl Preset for ClaudeCode {
         }
         let position = split.pinned.len();
         Ok(Plan {
+            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),

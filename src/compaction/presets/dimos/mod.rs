@@ -196,6 +196,7 @@ impl Preset for Dimos {
             ));
         }
         Ok(Plan {
+            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),

@@ -229,6 +229,7 @@ fn build(
     all.extend(findings::outcome(&d, &view));
     let position = split.pinned.len();
     Ok(Plan {
+        made: Default::default(),
         preset: preset.name(),
         framework: preset.framework(),
         settings: settings.clone(),

@@ -54,6 +54,9 @@ impl Preset for Summarizing {
     fn rejects(&self, check: &GuardCheck) -> bool {
         result::rejects(check)
     }
+    fn guards(&self) -> bool {
+        true
+    }
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         result::compacted(self, input, plan, summary, Strategy::Summarizing)
     }
@@ -254,6 +257,7 @@ fn plan(
         _ => None,
     };
     Ok(Plan {
+        made: Default::default(),
         preset: preset.name(),
         framework: preset.framework(),
         settings: settings.clone(),

@@ -49,7 +49,7 @@ pub fn compacted(
         now: clock(input.now),
     };
     let doc = Value::Array(compacted::history(&o.layout, &fill));
-    after::from_history(input.session, doc, Format::PydanticAi)
+    after::read_back(input, doc, Format::PydanticAi)
         .unwrap_or_else(|_| after::generic(input.session, plan, summary))
 }
 
