@@ -206,3 +206,41 @@ fn group_maps_and_order_equal_the_map_by_map_build() {
         assert_eq!(ordered_group_ids(&msgs), order);
     }
 }
+
+/// The one-pass count of included groups equals `_included_group_ids` over the group maps,
+/// filtered by kind, on lists with excluded members, system groups and broken annotations.
+#[test]
+fn included_groups_counted_in_one_pass_equal_the_included_ids_by_kind() {
+    let mut rng = Lcg(31);
+    for _ in 0..500 {
+        let msgs: Vec<AfMsg> = (0..rng.below(40))
+            .map(|_| {
+                let mut m = message(&mut rng);
+                let props = m.props_mut();
+                if let Some(Value::Object(a)) = props.get_mut(GROUP) {
+                    if rng.below(4) == 0 {
+                        a.insert("kind".into(), json!("system"));
+                    }
+                }
+                if rng.below(2) == 0 {
+                    props.insert(EXCLUDED.into(), json!(rng.below(2) == 0));
+                }
+                m
+            })
+            .collect();
+        let g = group_maps(&msgs);
+        let included = included_group_ids(&msgs, &ordered_group_ids(&msgs), &g);
+        let filters: [&dyn Fn(GroupKind) -> bool; 3] = [
+            &|k| k != GroupKind::System,
+            &|k| k == GroupKind::ToolCall,
+            &|k| k == GroupKind::User,
+        ];
+        for keep in filters {
+            let by_maps = included
+                .iter()
+                .filter(|id| g.kind(id).is_some_and(keep))
+                .count();
+            assert_eq!(count_included_groups(&msgs, keep), by_maps);
+        }
+    }
+}

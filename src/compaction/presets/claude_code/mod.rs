@@ -172,7 +172,6 @@ impl Preset for ClaudeCode {
         }
         let position = split.pinned.len();
         Ok(Plan {
-            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
@@ -187,6 +186,7 @@ impl Preset for ClaudeCode {
                 replaces: None,
             }),
             findings,
+            made: Default::default(),
         })
     }
 }

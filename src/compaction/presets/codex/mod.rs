@@ -132,7 +132,6 @@ impl Preset for Codex {
         let mut findings = common_findings(session, &split, &trigger, input.real_tokens());
         findings.extend(extra);
         Ok(Plan {
-            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
@@ -141,6 +140,7 @@ impl Preset for Codex {
             summarizer,
             insertion,
             findings,
+            made: Default::default(),
         })
     }
 }

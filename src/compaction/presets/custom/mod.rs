@@ -163,7 +163,6 @@ impl Preset for Custom {
         let mut findings = common_findings(session, &split, &trigger, input.real_tokens());
         findings.extend(extra);
         Ok(Plan {
-            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
@@ -178,6 +177,7 @@ impl Preset for Custom {
             split,
             summarizer,
             findings,
+            made: Default::default(),
         })
     }
 }

@@ -196,7 +196,6 @@ impl Preset for Dimos {
             ));
         }
         Ok(Plan {
-            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
@@ -211,6 +210,7 @@ impl Preset for Dimos {
                 replaces: None,
             }),
             findings,
+            made: Default::default(),
         })
     }
 

@@ -253,7 +253,6 @@ impl Preset for Hermes {
             fired,
         ));
         Ok(Plan {
-            made: Default::default(),
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
@@ -278,6 +277,7 @@ impl Preset for Hermes {
                     .map(|m| m.index),
             }),
             findings: all,
+            made: Default::default(),
         })
     }
 

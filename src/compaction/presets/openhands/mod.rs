@@ -229,7 +229,6 @@ fn build(
     all.extend(findings::outcome(&d, &view));
     let position = split.pinned.len();
     Ok(Plan {
-        made: Default::default(),
         preset: preset.name(),
         framework: preset.framework(),
         settings: settings.clone(),
@@ -244,6 +243,7 @@ fn build(
             replaces: None,
         }),
         findings: all,
+        made: Default::default(),
     })
 }
 

@@ -257,7 +257,6 @@ fn plan(
         _ => None,
     };
     Ok(Plan {
-        made: Default::default(),
         preset: preset.name(),
         framework: preset.framework(),
         settings: settings.clone(),
@@ -266,6 +265,7 @@ fn plan(
         summarizer,
         insertion,
         findings,
+        made: Default::default(),
     })
 }
 
