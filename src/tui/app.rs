@@ -154,8 +154,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             if app.live {
                 state.selected = state.len().saturating_sub(1);
             }
+            let mut effects = vec![Effect::Redraw];
+            effects.extend(state.take_jobs().into_iter().map(Effect::Run));
             app.screen = Screen::Inspect(Box::new(state));
-            vec![Effect::Redraw]
+            effects
         }
         (Screen::Loading(_), Msg::LoadFailed(error)) => match app.picker.take() {
             Some(mut p) => {

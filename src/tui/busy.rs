@@ -1,6 +1,8 @@
-//! One `update` run apart from the event loop, so that whatever it computes (a compaction of a
-//! large session, a plan) the inspector still obeys `q` and Ctrl-C, still leaves on a signal
-//! with the terminal restored, and says that it is working.
+//! One `update` run apart from the event loop: a guard. `update` computes no plan or
+//! compaction (those are jobs, `super::jobs`), but what it still does grows with the session
+//! (a search, a new history's timeline); however long that takes, the inspector still obeys `q`
+//! and Ctrl-C, still leaves on a signal with the terminal restored, and says that it is
+//! working.
 //!
 //! Owns: running `app::update` on a blocking thread and serving the terminal and the signals
 //! meanwhile. Keys typed in the first moments are kept and applied after (type-ahead); once the

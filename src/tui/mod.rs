@@ -10,6 +10,7 @@ pub mod busy;
 pub mod color_depth;
 pub mod highlight;
 pub mod input;
+pub mod jobs;
 pub mod keymap;
 pub mod knob;
 pub mod msg;

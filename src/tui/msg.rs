@@ -39,6 +39,8 @@ pub enum Msg {
         crate::tui::state::RunKey,
         Box<Result<crate::replay::Replay, String>>,
     ),
+    /// A compaction carried out apart (`Effect::Run` of `Work::Compact`).
+    Compacted(Box<crate::tui::jobs::Compacted>),
     /// The replay's animation clock: this much time passed since the last tick (the runtime
     /// sends it only while a replay plays).
     Tick(std::time::Duration),
@@ -148,7 +150,7 @@ pub struct FrameLayout {
 }
 
 /// Work `update` asks the runtime to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
     /// Start loading this session (the app shows the loading screen).
@@ -165,4 +167,8 @@ pub enum Effect {
     },
     /// Stop the network summarizer call `id` (the connection is closed).
     CancelSummary(u64),
+    /// Do this work apart; its results come back as messages.
+    Run(crate::tui::jobs::Job),
+    /// Stop the work of this kind that runs or waits (its result is dropped).
+    Cancel(crate::tui::jobs::Kind),
 }

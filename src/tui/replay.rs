@@ -3,15 +3,15 @@
 //!
 //! Owns: `Player` and its pure transitions (enter, keys, the clock's ticks, a replay computed
 //! apart arriving). Must not: sleep, read the clock or do IO — time comes in as `Msg::Tick`
-//! with the elapsed duration, and a large session's replay is run by the runtime
-//! (`tasks::spawn_replay`), reported back as `Msg::Replayed`. The replay itself is
+//! with the elapsed duration, and the replay is run apart (`Effect::Run` of
+//! `Work::Replay`), reported back as `Msg::Replayed`. The replay itself is
 //! `crate::replay` (pure).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::msg::{Effect, Msg};
-use super::state::{AppState, RunKey, WHAT_IF_SYNC_MAX_BYTES, WHAT_IF_SYNC_MAX_MESSAGES};
+use super::state::{AppState, RunKey};
 use crate::compaction::preset;
 use crate::replay::{self, Replay};
 
@@ -28,10 +28,8 @@ const START_MIN: u32 = 2;
 pub struct Player {
     /// The preset, settings and session length it replays.
     pub key: RunKey,
-    /// `None` while it is computed apart (a large session).
+    /// `None` while it is computed apart.
     pub replay: Option<Arc<Replay>>,
-    /// Whether the runtime was asked to compute it.
-    pub asked: bool,
     /// Where the animation stands, in steps (fractional while playing); the step shown is its
     /// whole part.
     pub clock: f64,
@@ -82,8 +80,8 @@ fn start_speed(steps: usize) -> u32 {
     (wanted.next_power_of_two().min(FASTEST as usize)) as u32
 }
 
-/// `r`: replays the session under the active preset and settings and starts playing it; a
-/// large session is replayed apart (`wanted`). What refuses shows in the footer.
+/// `r`: asks for the replay of the session under the active preset and settings, which plays
+/// once it comes back. What refuses shows in the footer.
 pub fn enter(state: &mut AppState) {
     if let Some((read, total)) = state.loading {
         state.notice = Some(format!(
@@ -105,25 +103,14 @@ pub fn enter(state: &mut AppState) {
         return;
     }
     let key = (name, state.sets.clone(), state.len());
-    let mut player = Player {
-        key: key.clone(),
+    state.ask(super::jobs::Work::Replay(key.clone()));
+    let player = Player {
+        key,
         replay: None,
-        asked: false,
         clock: 0.0,
         playing: false,
         speed: START_MIN,
     };
-    let large = state.len() > WHAT_IF_SYNC_MAX_MESSAGES
-        || state.analysis.session.buffer.len() > WHAT_IF_SYNC_MAX_BYTES;
-    if !large {
-        match run(&state.analysis, &key) {
-            Ok(r) => player.start(r),
-            Err(e) => {
-                state.notice = Some(refused(&key.0, &e));
-                return;
-            }
-        }
-    }
     state.replay = Some(player);
 }
 
@@ -137,13 +124,7 @@ fn refused(preset: &str, error: &str) -> String {
     format!("{preset} cannot replay this session: {error}")
 }
 
-/// The replay this state waits for and has not asked the runtime for yet.
-pub fn wanted(state: &AppState) -> Option<RunKey> {
-    let p = state.replay.as_ref()?;
-    (p.replay.is_none() && !p.asked).then(|| p.key.clone())
-}
-
-/// A replay run apart has come back: played when it is the one awaited.
+/// The replay has come back: played when it is the one awaited.
 pub fn replayed(state: &mut AppState, key: RunKey, result: Result<Replay, String>) {
     let Some(p) = state.replay.as_mut() else {
         return;

@@ -1,7 +1,9 @@
 //! The imperative shell: owns the terminal (raw mode, alternate screen, mouse) and restores it
 //! on every way out — quit, error, panic (chained hook), SIGTERM/SIGHUP/SIGINT. A tokio loop
-//! waits on terminal events, task results and signals at once, feeds `update`, and draws only
-//! after a change (or while a progress gauge moves).
+//! waits on terminal events, task results and signals at once, feeds `update`, hands the work
+//! it asks for to the executor (`jobs`), and draws only after a change (or while a progress
+//! gauge moves). It reads nothing of the state to decide what to start: work is what `update`
+//! returns.
 
 use std::io;
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use tokio::sync::mpsc;
 use super::app::{App, Screen};
 use super::busy::{self, Ran, Signals};
 use super::input::{self, Input, InputMode};
+use super::jobs::Executor;
 use super::msg::{Effect, Msg};
 use super::picker::{self, PickerInput, PickerState};
 use super::tasks::{self, Loader, Source};
@@ -25,6 +28,9 @@ use super::theme::Theme;
 use super::views;
 use crate::live::discover::Locations;
 use crate::progress::Progress;
+
+/// The shortest time between two frames: a burst of input or results is drawn once.
+const FRAME: Duration = Duration::from_millis(16);
 
 /// How the inspector ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -125,6 +131,12 @@ async fn event_loop(
         }
     };
     let mut calls = tasks::Calls::default();
+    let executor = Executor::new(tx.clone());
+    if let Screen::Inspect(state) = &mut app.screen {
+        for job in state.take_jobs() {
+            executor.spawn(job);
+        }
+    }
 
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(80));
@@ -132,8 +144,8 @@ async fn event_loop(
     // The replay's clock: when the last tick was sent (`None` while no replay plays).
     let mut last_tick: Option<Instant> = None;
     let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
     loop {
-        start_wanted_work(&mut app, &tx);
         let ticking = app.ticks();
         if ticking {
             last_tick.get_or_insert_with(Instant::now);
@@ -141,10 +153,15 @@ async fn event_loop(
             last_tick = None;
         }
         dirty |= theme.highlighter().take_ready();
-        if dirty && pending.is_empty() {
+        // Input already in is applied first; then at most one frame per `FRAME`.
+        let next_frame = last_draw.map(|at| at + FRAME);
+        if dirty && pending.is_empty() && next_frame.is_none_or(|at| Instant::now() >= at) {
             draw(terminal, &mut app, theme)?;
             dirty = false;
+            last_draw = Some(Instant::now());
         }
+        let frame_waits = dirty && pending.is_empty();
+        let frame_at = tokio::time::Instant::from_std(next_frame.unwrap_or_else(Instant::now));
         let msg = if let Some(input) = pending.pop_front() {
             match input {
                 Input::Msg(msg) => Some(msg),
@@ -171,6 +188,7 @@ async fn event_loop(
             },
             Some(msg) = rx.recv() => Some(msg),
             n = signals.next() => return Ok(Exit::Signal(n)),
+            _ = tokio::time::sleep_until(frame_at), if frame_waits => None,
             _ = tick.tick(), if ticking || app.animates() || theme.highlighter().busy() => {
                 dirty = true;
                 last_tick.as_mut().filter(|_| ticking).map(|at| {
@@ -205,6 +223,23 @@ async fn event_loop(
             }
             Ran::Exit(exit) => return Ok(exit),
         };
+        // What else is in already is applied before the next frame.
+        while let Ok(msg) = rx.try_recv() {
+            pending.push_back(Input::Msg(msg));
+        }
+        // (Polled from this task, never with a waker of its own: the event stream keeps the
+        // first waker it is given until an event comes.)
+        loop {
+            tokio::select! {
+                biased;
+                event = events.next() => match event {
+                    Some(Ok(event)) => pending.push_back(Input::Event(event)),
+                    Some(Err(e)) => return Err(e),
+                    None => return Ok(Exit::Quit),
+                },
+                () = std::future::ready(()) => break,
+            }
+        }
         for effect in effects {
             match effect {
                 Effect::Quit => return Ok(Exit::Quit),
@@ -225,31 +260,11 @@ async fn event_loop(
                     messages,
                 } => calls.start(id, tasks::spawn_summary(id, choice, messages, tx.clone())),
                 Effect::CancelSummary(id) => calls.cancel(id),
+                Effect::Run(job) => executor.spawn(job),
+                Effect::Cancel(kind) => executor.cancel(kind),
             }
         }
         dirty = true;
-    }
-}
-
-/// Starts what the inspector waits for and has not asked for: a large session's plan and
-/// replay, the timeline's what-if search.
-fn start_wanted_work(app: &mut App, tx: &mpsc::UnboundedSender<Msg>) {
-    let Screen::Inspect(state) = &mut app.screen else {
-        return;
-    };
-    if let Some(key) = state.plan_wanted() {
-        state.plan_asked = Some(key.clone());
-        tasks::spawn_plan(state.analysis.clone(), key, tx.clone());
-    }
-    if let Some(key) = super::replay::wanted(state) {
-        if let Some(p) = state.replay.as_mut() {
-            p.asked = true;
-        }
-        tasks::spawn_replay(state.analysis.clone(), key, tx.clone());
-    }
-    if let Some(key) = state.what_if_wanted() {
-        state.what_if_asked = Some(key.clone());
-        tasks::spawn_what_if(state.analysis.clone(), key, tx.clone());
     }
 }
 

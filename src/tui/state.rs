@@ -13,16 +13,6 @@ pub enum Focus {
     Detail,
 }
 
-/// Largest session whose what-if search `replan` runs itself: at most this many messages and
-/// this many loaded bytes (the slowest presets take about a second per MiB of session).
-pub const WHAT_IF_SYNC_MAX_MESSAGES: usize = 300;
-pub const WHAT_IF_SYNC_MAX_BYTES: usize = 1 << 20;
-
-/// Largest session `replan` plans itself; a larger one is planned apart (the slowest presets
-/// take seconds on a 100 MB session) while the last plan stays on screen.
-pub const PLAN_SYNC_MAX_MESSAGES: usize = 5_000;
-pub const PLAN_SYNC_MAX_BYTES: usize = 4 << 20;
-
 /// What the detail pane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailMode {
@@ -96,12 +86,17 @@ pub struct AppState {
     pub previous: Option<Box<AppState>>,
     /// Context per request, file compactions, trigger and what-if (rebuilt by `replan`).
     pub timeline: crate::timeline::Timeline,
-    /// The what-if search running apart, by the plan it is for.
-    pub what_if_asked: Option<RunKey>,
-    /// The plan a large session waits for (`plan` still shows the last one), and whether the
-    /// runtime was asked for it.
+    /// The plan this state waits for (`plan` still shows the last one).
     pub planning: Option<RunKey>,
-    pub plan_asked: Option<RunKey>,
+    /// The settings before the last `:set`, put back when the plan under the new ones fails.
+    pub unset_on_failure: Option<(RunKey, Vec<String>)>,
+    /// What the timeline's what-if search was made for.
+    what_if_for: Option<RunKey>,
+    /// A compaction being carried out apart: its summarizer's name, and the notice to give
+    /// once it is shown.
+    pub compacting: Option<(String, Option<String>)>,
+    /// Work asked for since `update` last handed it to the runtime (`Effect::Run`).
+    jobs: Vec<crate::tui::jobs::Work>,
     /// The network summarizer `c` calls (`None`: the offline summary).
     pub summarizer: Option<crate::summarize::Choice>,
     /// A network summary being written.
@@ -188,9 +183,11 @@ impl AppState {
             finding: None,
             compaction: None,
             previous: None,
-            what_if_asked: None,
             planning: None,
-            plan_asked: None,
+            unset_on_failure: None,
+            compacting: None,
+            what_if_for: None,
+            jobs: Vec::new(),
             timeline: crate::timeline::Timeline::default(),
             summarizer: None,
             summarizing: None,
@@ -209,8 +206,9 @@ impl AppState {
         self.len() == 0
     }
 
-    /// Recomputes the plan of the active preset (pure: no IO). A large session is planned
-    /// apart: `planning` says which plan is awaited and the last one stays until it lands.
+    /// Asks for the plan of the active preset under the current settings (a job: it comes
+    /// back as `Msg::Planned`); `planning` says which plan is awaited and the last one stays
+    /// on screen until it lands.
     pub fn replan(&mut self) {
         self.finding = None;
         self.plan_error = None;
@@ -219,25 +217,56 @@ impl AppState {
             self.set_plan(Err(None));
             return;
         };
-        let large = self.len() > PLAN_SYNC_MAX_MESSAGES
-            || self.analysis.session.buffer.len() > PLAN_SYNC_MAX_BYTES;
-        if large {
-            self.planning = Some((name, self.sets.clone(), self.len()));
-            return self.rebuild_timeline();
+        let key = (name, self.sets.clone(), self.len());
+        self.planning = Some(key.clone());
+        if self.loading.is_none() {
+            self.ask(crate::tui::jobs::Work::Plan(key));
         }
-        self.planning = None;
-        let planned = plan_of(&self.analysis, &name, &self.sets, true);
-        self.set_plan(planned.map_err(Some));
+        self.rebuild_timeline();
     }
 
-    /// A plan run apart has come back: taken when it is the one awaited.
+    /// A plan run apart has come back: taken when it is the one awaited. A plan that failed
+    /// under settings just given puts the ones before back, and says why.
     pub fn planned(&mut self, key: RunKey, result: Result<Planned, String>) {
         if self.planning.as_ref() != Some(&key) {
             return;
         }
         self.planning = None;
-        self.plan_asked = None;
+        let undo = self.unset_on_failure.take().filter(|(k, _)| *k == key);
+        if let (Err(e), Some((_, before))) = (&result, undo) {
+            self.notice = Some(e.clone());
+            self.sets = before;
+            self.replan();
+            return;
+        }
         self.set_plan(result.map_err(Some));
+    }
+
+    /// Work for the runtime, handed over by `update` as `Effect::Run` (once each).
+    pub fn ask(&mut self, work: crate::tui::jobs::Work) {
+        if !self.jobs.contains(&work) {
+            self.jobs.push(work);
+        }
+    }
+
+    /// The work asked for since the last call, as jobs on this state's session.
+    pub fn take_jobs(&mut self) -> Vec<crate::tui::jobs::Job> {
+        let analysis = &self.analysis;
+        self.jobs
+            .drain(..)
+            .map(|work| crate::tui::jobs::Job {
+                analysis: Arc::clone(analysis),
+                work,
+            })
+            .collect()
+    }
+
+    /// The whole session is in (a large file read while shown): what waited for it is asked.
+    pub fn loaded_whole(&mut self) {
+        if let Some(key) = self.planning.clone() {
+            self.ask(crate::tui::jobs::Work::Plan(key));
+        }
+        self.ask_what_if();
     }
 
     /// The diff of a plan run apart, which follows the plan (it reads the whole summarized
@@ -251,16 +280,6 @@ impl AppState {
         if same && self.diff.is_none() {
             self.diff = Some(diff);
         }
-    }
-
-    /// The plan this state waits for and has not asked the runtime for yet.
-    pub fn plan_wanted(&self) -> Option<RunKey> {
-        if self.loading.is_some() {
-            return None;
-        }
-        self.planning
-            .clone()
-            .filter(|k| self.plan_asked.as_ref() != Some(k))
     }
 
     fn set_plan(&mut self, result: Result<Planned, Option<String>>) {
@@ -278,36 +297,58 @@ impl AppState {
         self.rebuild_timeline();
     }
 
-    /// The timeline under the current plan. The what-if search plans many prefixes, so it runs
-    /// here only on small sessions (`WHAT_IF_SYNC_MAX_*`); on larger ones it stays
-    /// `NotComputed` for the runtime to run `crate::timeline::what_if` apart.
+    /// The timeline under the current plan. Its what-if search plans many prefixes: it is
+    /// asked for as a job while the timeline is on screen (`ask_what_if`).
     fn rebuild_timeline(&mut self) {
-        use crate::timeline::{what_if, Timeline, WhatIfStatus};
+        use crate::timeline::{Timeline, WhatIfStatus};
+        let before = std::mem::take(&mut self.timeline).what_if;
         self.timeline = Timeline::build(&self.analysis, self.plan.as_ref());
         // The window drawn is the one the gauge uses: the preset's own when it has one.
         self.timeline.window = self.gauge_window().0;
-        let Some(name) = &self.preset else { return };
-        let large = self.len() > WHAT_IF_SYNC_MAX_MESSAGES
-            || self.analysis.session.buffer.len() > WHAT_IF_SYNC_MAX_BYTES;
-        self.timeline.what_if = if large {
-            WhatIfStatus::NotComputed
-        } else {
-            match preset::find(name).and_then(|p| what_if(&self.analysis, p, &self.sets)) {
-                Ok(w) => WhatIfStatus::Done(w),
-                Err(e) => WhatIfStatus::Failed(e.to_string()),
-            }
-        };
+        // A search depends on the preset, its settings and the session, not on the plan shown:
+        // one already made for them is kept.
+        let key = self.what_if_key();
+        if key.is_some() {
+            self.timeline.what_if = match before {
+                WhatIfStatus::Done(_) | WhatIfStatus::Failed(_) if self.what_if_for == key => {
+                    before
+                }
+                _ => WhatIfStatus::NotComputed,
+            };
+        }
+        self.ask_what_if();
     }
 
-    /// The what-if search this state still needs run apart: the timeline is on screen, a
-    /// preset is active, and the search was not done here (a large session) nor asked for yet.
-    pub fn what_if_wanted(&self) -> Option<RunKey> {
-        let key = (self.preset.clone()?, self.sets.clone(), self.len());
+    /// A what-if search has come back: taken when it is for the preset, settings and session
+    /// shown and none is there yet.
+    pub fn what_if_done(&mut self, key: RunKey, result: Result<crate::timeline::WhatIf, String>) {
+        use crate::timeline::WhatIfStatus;
+        if self.what_if_key().as_ref() != Some(&key)
+            || self.timeline.what_if != WhatIfStatus::NotComputed
+        {
+            return;
+        }
+        self.timeline.what_if = match result {
+            Ok(w) => WhatIfStatus::Done(w),
+            Err(e) => WhatIfStatus::Failed(e),
+        };
+        self.what_if_for = Some(key);
+    }
+
+    /// The key of the what-if search the timeline shows: preset, settings, session length.
+    pub fn what_if_key(&self) -> Option<RunKey> {
+        Some((self.preset.clone()?, self.sets.clone(), self.len()))
+    }
+
+    /// Asks for the what-if search when the timeline is on screen without one, a preset is
+    /// active and the whole session is in.
+    pub fn ask_what_if(&mut self) {
         let needed = self.loading.is_none()
             && self.detail_mode == DetailMode::Timeline
-            && self.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
-            && self.what_if_asked.as_ref() != Some(&key);
-        needed.then_some(key)
+            && self.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed;
+        if let Some(key) = self.what_if_key().filter(|_| needed) {
+            self.ask(crate::tui::jobs::Work::WhatIf(key));
+        }
     }
 
     pub fn fate(&self, index: usize) -> Fate {

@@ -112,20 +112,6 @@ pub fn spawn_load(
     });
 }
 
-/// Runs the timeline's what-if search (many plans on prefixes) on a copy of the session.
-pub fn spawn_what_if(
-    analysis: Arc<Analysis>,
-    key: crate::tui::state::RunKey,
-    tx: UnboundedSender<Msg>,
-) {
-    std::thread::spawn(move || {
-        let result = crate::compaction::preset::find(&key.0)
-            .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
-            .map_err(|e| e.to_string());
-        let _ = tx.send(Msg::WhatIfDone(key, result));
-    });
-}
-
 /// Calls a network summarizer on the runtime (it is IO-bound and async): each streamed delta
 /// arrives as `Msg::SummaryDelta`, the end as `Msg::SummaryDone`. Aborting the returned task
 /// drops the call, which closes the connection.
@@ -195,36 +181,6 @@ impl Drop for Calls {
             h.abort();
         }
     }
-}
-
-/// Plans a large session apart; the plan arrives as `Msg::Planned`, then its diff as
-/// `Msg::Diffed`.
-pub fn spawn_plan(
-    analysis: Arc<Analysis>,
-    key: crate::tui::state::RunKey,
-    tx: UnboundedSender<Msg>,
-) {
-    std::thread::spawn(move || {
-        let result = crate::tui::state::plan_of(&analysis, &key.0, &key.1, false);
-        let plan = result.as_ref().ok().map(|p| p.plan.clone());
-        let _ = tx.send(Msg::Planned(key.clone(), Box::new(result)));
-        if let Some(plan) = plan {
-            let diff = crate::diff::diff(&analysis.session, &plan);
-            let _ = tx.send(Msg::Diffed(key, Box::new(diff)));
-        }
-    });
-}
-
-/// Replays a large session apart; the replay arrives as `Msg::Replayed`.
-pub fn spawn_replay(
-    analysis: Arc<Analysis>,
-    key: crate::tui::state::RunKey,
-    tx: UnboundedSender<Msg>,
-) {
-    std::thread::spawn(move || {
-        let result = crate::tui::replay::run(&analysis, &key);
-        let _ = tx.send(Msg::Replayed(key, Box::new(result)));
-    });
 }
 
 /// Finds the sessions on this machine for the picker.

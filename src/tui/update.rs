@@ -1,5 +1,6 @@
-//! The only place the inspector's state changes: `update(state, msg) -> effects`. Pure — no
-//! IO, no terminal.
+//! The only place the inspector's state changes: `update(state, msg) -> effects`. Pure and
+//! cheap — no IO, no terminal, no plan: work (a plan, a what-if search, a replay, carrying out
+//! a compaction) leaves as `Effect::Run` and comes back as a `Msg`.
 
 use super::msg::{Edit, Effect, Msg, PromptKind};
 use super::state::{AppState, DetailMode, Focus, Search, Summarizing};
@@ -7,11 +8,16 @@ use crate::compaction::preset;
 use crate::compaction::Plan;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    let mut effects = apply(state, msg);
+    effects.extend(state.take_jobs().into_iter().map(Effect::Run));
+    effects
+}
+
+fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let page = usize::from(state.viewport.max(2)) - 1;
-    if !matches!(
-        msg,
-        Msg::Frame(_) | Msg::Viewport(_) | Msg::SessionUpdated(_) | Msg::Tick(_)
-    ) {
+    // A key clears the footer's notice; the results of work do not (a refused setting's
+    // notice stays while the plan before it is made again).
+    if is_key(&msg) {
         state.notice = None;
     }
     if state.subagents.is_some() && is_key(&msg) {
@@ -23,6 +29,11 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Quit => return vec![Effect::Quit],
         Msg::Back if state.summarizing.is_some() => return cancel_summary(state),
+        Msg::Back if state.compacting.is_some() => {
+            state.compacting = None;
+            state.notice = Some("compaction cancelled: the history is unchanged".into());
+            return vec![Effect::Cancel(super::jobs::Kind::Compact)];
+        }
         Msg::Back if state.show_help => state.show_help = false,
         Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
@@ -53,22 +64,18 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state.notice = Some(text.clone());
             state.fault = Some(text);
         }
-        // Once the whole session is in, a plan that waited for it is wanted again.
-        Msg::Reading { read, total } => state.loading = (read < total).then_some((read, total)),
+        // Once the whole session is in, a plan that waited for it is asked for.
+        Msg::Reading { read, total } => {
+            let was = state.loading.is_some();
+            state.loading = (read < total).then_some((read, total));
+            if was && state.loading.is_none() {
+                state.loaded_whole();
+            }
+        }
         Msg::Discovered(_) | Msg::Picker(_) => {}
         Msg::Planned(key, result) => state.planned(key, *result),
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
-        Msg::WhatIfDone(key, result) => {
-            if state.what_if_wanted().is_none()
-                && state.what_if_asked.as_ref() == Some(&key)
-                && state.timeline.what_if == crate::timeline::WhatIfStatus::NotComputed
-            {
-                state.timeline.what_if = match result {
-                    Ok(w) => crate::timeline::WhatIfStatus::Done(w),
-                    Err(e) => crate::timeline::WhatIfStatus::Failed(e),
-                };
-            }
-        }
+        Msg::WhatIfDone(key, result) => state.what_if_done(key, result),
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -105,7 +112,16 @@ pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
                 move_selection(state, &step, page);
             }
         }
-        Msg::ShowTimeline => show(state, DetailMode::Timeline),
+        Msg::ShowTimeline => {
+            show(state, DetailMode::Timeline);
+            state.ask_what_if();
+        }
+        Msg::Compacted(compacted) => {
+            if let Some((_, notice)) = state.compacting.take() {
+                show_compacted(state, *compacted);
+                state.notice = notice;
+            }
+        }
         Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp | Msg::Top | Msg::Bottom => {
             if state.focus == Focus::Detail {
                 scroll_detail(state, &msg, page as u16);
@@ -132,6 +148,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::WhatIfDone(..)
             | Msg::Planned(..)
             | Msg::Replayed(..)
+            | Msg::Compacted(_)
             | Msg::Tick(_)
             | Msg::Diffed(..)
             | Msg::SummaryDelta { .. }
@@ -290,13 +307,18 @@ fn set(state: &mut AppState, assignment: &str) {
         .sets
         .retain(|s| s.split_once('=').map(|(n, _)| n.trim()) != Some(name));
     state.sets.push(assignment.trim().to_string());
-    state.replan();
-    if let Some(err) = state.plan_error.clone() {
-        if before != state.sets {
+    // A value the settings refuse is put back at once; one the preset's plan refuses, when
+    // that plan comes back (`AppState::planned`).
+    if let Some(Ok(p)) = state.preset.as_deref().map(preset::find) {
+        if let Err(e) = crate::compaction::Settings::resolve(p.name(), p.params(), &state.sets) {
             state.sets = before;
-            state.replan();
-            state.notice = Some(err);
+            state.notice = Some(e.to_string());
+            return;
         }
+    }
+    state.replan();
+    if before != state.sets {
+        state.unset_on_failure = state.planning.clone().map(|key| (key, before));
     }
 }
 
@@ -502,6 +524,10 @@ fn compact(state: &mut AppState) -> Vec<Effect> {
         state.notice = Some(format!("{preset} is still planning"));
         return Vec::new();
     }
+    if state.compacting.is_some() {
+        state.notice = Some("still compacting (Esc cancels)".into());
+        return Vec::new();
+    }
     let Some(plan) = state.plan.as_ref() else {
         state.notice = Some(match &state.preset {
             None => "no preset: p chooses one".into(),
@@ -542,18 +568,27 @@ fn compact(state: &mut AppState) -> Vec<Effect> {
             messages,
         }];
     }
-    let plan = plan.clone();
-    let summary = plan
-        .insertion
-        .is_some()
-        .then(|| {
-            preset::find(plan.preset).ok().map(|p| {
-                preset::offline_summary(p, &preset::PlanInput::new(&state.analysis), &plan)
-            })
-        })
-        .flatten();
-    show_compacted(state, &plan, summary, "offline".into());
+    let plan = Box::new(plan.clone());
+    carry_out(state, plan, None, "offline".into(), None);
     Vec::new()
+}
+
+/// Asks for `plan` to be carried out with `summary` (`None`: the offline one, when the plan
+/// inserts a summary); the result arrives as `Msg::Compacted`.
+/// `notice` is said once the compacted history is shown.
+fn carry_out(
+    state: &mut AppState,
+    plan: Box<Plan>,
+    summary: Option<String>,
+    summarizer: String,
+    notice: Option<String>,
+) {
+    state.compacting = Some((summarizer.clone(), notice));
+    state.ask(super::jobs::Work::Compact {
+        plan,
+        summary,
+        summarizer,
+    });
 }
 
 /// Esc while a summary is being written: the call is stopped and nothing changes.
@@ -579,10 +614,14 @@ fn summary_done(state: &mut AppState, id: u64, result: Result<crate::summarize::
         Ok(summary) => {
             let name = format!("{}:{}", running.provider, summary.model);
             let masked = summary.masked_secrets;
-            show_compacted(state, &running.plan, Some(summary.text), name);
-            if masked > 0 {
-                state.notice = Some(format!("masked {masked} secret(s) before sending"));
-            }
+            let notice = (masked > 0).then(|| format!("masked {masked} secret(s) before sending"));
+            carry_out(
+                state,
+                Box::new(running.plan),
+                Some(summary.text),
+                name,
+                notice,
+            );
         }
         Err(e) => {
             state.notice = Some(format!("{}: {e} (the history is unchanged)", running.label));
@@ -590,11 +629,10 @@ fn summary_done(state: &mut AppState, id: u64, result: Result<crate::summarize::
     }
 }
 
-/// Shows the history `plan` leaves with `summary` inserted; the history before waits in
-/// `previous`.
-fn show_compacted(state: &mut AppState, plan: &Plan, summary: Option<String>, summarizer: String) {
-    let done =
-        crate::compaction::carry_out::carry_out(&state.analysis, plan, summarizer, summary, 0);
+/// Shows the history a compaction left; the history before waits in `previous`.
+fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
+    let super::jobs::Compacted { plan, done } = compacted;
+    let plan = &plan;
     let after = done.after;
     let info = super::state::Compaction {
         preset: plan.preset.to_string(),

@@ -119,7 +119,7 @@ fn compacting() -> (tempfile::TempDir, Pty) {
     let mut pty = Pty::start(&format!("{} --preset hermes", path.display()));
     pty.wait_for("hermes fires", Duration::from_secs(60));
     pty.send("c");
-    pty.wait_for("working…", Duration::from_secs(10));
+    pty.wait_for("compacting (offline)…", Duration::from_secs(10));
     (dir, pty)
 }
 

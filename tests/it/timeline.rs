@@ -11,9 +11,9 @@ use ctxray::formats::{load_bytes, load_path};
 use ctxray::session::{Format, Session};
 use ctxray::timeline::{request_points, what_if, Timeline, WhatIfStatus};
 use ctxray::tokens::Registry;
+use ctxray::tui::jobs::{settled, step as update};
 use ctxray::tui::state::{AppState, DetailMode};
 use ctxray::tui::theme::Theme;
-use ctxray::tui::update::update;
 use ctxray::tui::{keymap, views, Msg};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -240,7 +240,11 @@ fn long_codex_session_is_sampled_and_the_fire_point_is_a_real_transition() {
 }
 
 fn inspector(path: &Path, preset: Option<&str>, list: &[&str]) -> AppState {
-    AppState::new(analyse(path), preset.map(str::to_string), sets(list))
+    settled(AppState::new(
+        analyse(path),
+        preset.map(str::to_string),
+        sets(list),
+    ))
 }
 
 fn screen(state: &AppState, w: u16, h: u16) -> Vec<String> {
@@ -343,7 +347,7 @@ fn tiny_panes_empty_sessions_and_sessions_without_usage_do_not_panic() {
     let empty = Session::new(Format::OpenAiChat, "empty", Arc::new(Vec::new()));
     let empty = Analysis::new(empty, &Registry::bundled(), &Options::default());
     let mut states = vec![
-        AppState::new(empty, Some("dimos".into()), Vec::new()),
+        settled(AppState::new(empty, Some("dimos".into()), Vec::new())),
         inspector(
             &root().join("fixtures/openai-chat/legacy-functions.jsonl"),
             Some("openhands"),
@@ -365,7 +369,7 @@ fn tiny_panes_empty_sessions_and_sessions_without_usage_do_not_panic() {
 }
 
 #[test]
-fn a_large_session_leaves_the_what_if_to_the_runtime() {
+fn the_what_if_is_searched_apart_and_drawn_when_it_comes() {
     let demo = analyse(&root().join(DEMO)).session;
     let mut big = Session::new(demo.format, "demo×220", demo.buffer.clone());
     for _ in 0..220 {
@@ -373,12 +377,16 @@ fn a_large_session_leaves_the_what_if_to_the_runtime() {
             big.push(m.clone());
         }
     }
-    assert!(big.messages.len() > ctxray::tui::state::WHAT_IF_SYNC_MAX_MESSAGES);
     let a = Analysis::new(big, &Registry::bundled(), &Options::default());
-    let mut s = AppState::new(a, Some("dimos".into()), sets(DEMO_SETS));
+    let mut s = settled(AppState::new(a, Some("dimos".into()), sets(DEMO_SETS)));
     assert_eq!(s.timeline.what_if, WhatIfStatus::NotComputed);
     assert_eq!(s.timeline.points.len(), 220 * 9 + 1);
-    update(&mut s, Msg::ShowTimeline);
+    let effects = ctxray::tui::update::update(&mut s, Msg::ShowTimeline);
     let all = screen(&s, 120, 40).join("\n");
     assert!(all.contains("what-if: computing apart"), "{all}");
+    // Once the search the timeline asked for comes back, it is drawn.
+    ctxray::tui::jobs::settle(&mut s, effects);
+    assert!(matches!(s.timeline.what_if, WhatIfStatus::Done(_)));
+    let all = screen(&s, 120, 40).join("\n");
+    assert!(all.contains("dimos would first fire at #20"), "{all}");
 }

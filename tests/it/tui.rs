@@ -4,10 +4,10 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
+use ctxray::tui::jobs::{settled, step as update};
 use ctxray::tui::msg::{Edit, PromptKind};
 use ctxray::tui::state::{AppState, Fate, Focus};
 use ctxray::tui::theme::Theme;
-use ctxray::tui::update::update;
 use ctxray::tui::{views, Effect, Msg};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -17,11 +17,11 @@ fn demo(preset: Option<&str>, sets: &[&str]) -> AppState {
         .join("fixtures/samples/claude-code-demo.jsonl");
     let session = load_path(&path, None).unwrap();
     let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
-    AppState::new(
+    settled(AppState::new(
         analysis,
         preset.map(str::to_string),
         sets.iter().map(|s| s.to_string()).collect(),
-    )
+    ))
 }
 
 fn screen(state: &AppState, w: u16, h: u16) -> String {
@@ -177,7 +177,7 @@ fn a_followed_session_scrolls_along_at_the_bottom_and_counts_unseen_elsewhere() 
     let text = std::fs::read_to_string(path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let part = |n: usize| lines[..n].join("\n").into_bytes();
-    let mut s = AppState::new(analysis_of(&part(12)), None, Vec::new());
+    let mut s = settled(AppState::new(analysis_of(&part(12)), None, Vec::new()));
     s.following = true;
     let first = s.len();
     update(&mut s, Msg::Bottom);
@@ -206,7 +206,7 @@ fn a_followed_file_that_reads_well_again_clears_its_error_from_the_footer() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/samples/claude-code-demo.jsonl");
     let text = std::fs::read(path).unwrap();
-    let mut s = AppState::new(analysis_of(&text), None, Vec::new());
+    let mut s = settled(AppState::new(analysis_of(&text), None, Vec::new()));
     s.following = true;
     let fault = "session.jsonl:1: not a session: binary data";
     update(&mut s, Msg::SourceFault(fault.into()));
@@ -457,7 +457,12 @@ fn the_app_loads_then_inspects_and_a_failed_load_fails() {
         stale.animates(),
         "a stale result replaced the load in front"
     );
-    app::update(&mut a, Msg::Loaded(Box::new(analysis)));
+    let effects = app::update(&mut a, Msg::Loaded(Box::new(analysis)));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Run(_))),
+        "the plan is asked for"
+    );
+    ctxray::tui::jobs::settle_app(&mut a, effects);
     let Screen::Inspect(state) = &a.screen else {
         panic!("still loading")
     };
@@ -556,28 +561,49 @@ fn c_compacts_c_again_compacts_the_result_and_esc_walks_back() {
     assert!(idle.notice.as_deref().unwrap().contains("does not fire"));
 }
 
+/// The single job among `effects` (it must be one), with the message its run sends first.
+fn only_job(effects: Vec<Effect>) -> (ctxray::tui::jobs::Job, Vec<Msg>) {
+    let jobs: Vec<_> = effects
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Run(job) => Some(job),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    let job = jobs[0].clone();
+    let mut sent = Vec::new();
+    ctxray::tui::jobs::run(job.clone(), &Default::default(), &mut |m| sent.push(m));
+    (job, sent)
+}
+
 #[test]
 fn a_what_if_run_apart_lands_only_on_the_plan_it_was_for() {
     use ctxray::timeline::WhatIfStatus;
+    use ctxray::tui::jobs::Work;
+    use ctxray::tui::update::update as apply;
     let mut s = demo(Some("dimos"), &["context_window=6000"]);
-    let WhatIfStatus::Done(done) = s.timeline.what_if.clone() else {
-        panic!("a small session computes its what-if at once")
+    // Not computed, and only asked for once the timeline is on screen.
+    assert_eq!(s.timeline.what_if, WhatIfStatus::NotComputed);
+    let (job, mut sent) = only_job(apply(&mut s, Msg::ShowTimeline));
+    let key = (
+        "dimos".to_string(),
+        vec!["context_window=6000".to_string()],
+        s.len(),
+    );
+    assert_eq!(job.work, Work::WhatIf(key.clone()));
+    assert!(apply(&mut s, Msg::Down).is_empty(), "asked once, not twice");
+    let Some(Msg::WhatIfDone(_, Ok(done))) = sent.pop() else {
+        panic!("the job sends its search")
     };
-    // As for a large session: not computed, and only wanted once the timeline is on screen.
-    s.timeline.what_if = WhatIfStatus::NotComputed;
-    assert!(s.what_if_wanted().is_none());
-    update(&mut s, Msg::ShowTimeline);
-    let key = s.what_if_wanted().expect("the timeline wants its what-if");
-    s.what_if_asked = Some(key.clone());
-    assert!(s.what_if_wanted().is_none(), "asked once, not twice");
     let stale = ("hermes".to_string(), Vec::new(), s.len());
-    update(&mut s, Msg::WhatIfDone(stale, Ok(done.clone())));
+    apply(&mut s, Msg::WhatIfDone(stale, Ok(done.clone())));
     assert_eq!(
         s.timeline.what_if,
         WhatIfStatus::NotComputed,
         "a stale result is dropped"
     );
-    update(&mut s, Msg::WhatIfDone(key, Ok(done.clone())));
+    apply(&mut s, Msg::WhatIfDone(key, Ok(done.clone())));
     assert_eq!(s.timeline.what_if, WhatIfStatus::Done(done));
     assert!(screen(&s, 120, 40).contains("dimos would first fire at #20"));
 }
@@ -741,9 +767,11 @@ fn esc_cancels_a_summary_being_written_and_errors_leave_the_history_alone() {
 }
 
 #[test]
-fn a_large_session_is_planned_apart_and_the_last_plan_stays_meanwhile() {
-    use ctxray::tui::state::{plan_of, PLAN_SYNC_MAX_MESSAGES};
-    let messages: Vec<serde_json::Value> = (0..PLAN_SYNC_MAX_MESSAGES + 2)
+fn a_plan_is_asked_for_apart_and_the_last_plan_stays_meanwhile() {
+    use ctxray::tui::jobs::Work;
+    use ctxray::tui::state::plan_of;
+    use ctxray::tui::update::update as apply;
+    let messages: Vec<serde_json::Value> = (0..42)
         .map(|i| {
             let role = if i % 2 == 0 { "user" } else { "assistant" };
             serde_json::json!({"role": role, "content": format!("message {i} about the build")})
@@ -751,42 +779,50 @@ fn a_large_session_is_planned_apart_and_the_last_plan_stays_meanwhile() {
         .collect();
     let bytes = serde_json::to_vec(&serde_json::json!({ "messages": messages })).unwrap();
     let analysis = analysis_of(&bytes);
-    let sets = vec!["trigger_tokens=1000".to_string(), "keep_last=6".to_string()];
+    let sets = vec!["trigger_tokens=100".to_string(), "keep_last=6".to_string()];
     let mut s = AppState::new(analysis, Some("custom".into()), sets.clone());
     // Nothing planned yet: the plan is asked for, once.
     assert!(s.plan.is_none());
-    let key = s.plan_wanted().expect("a large session plans apart");
-    assert_eq!(key, ("custom".to_string(), sets.clone(), s.len()));
-    s.plan_asked = Some(key.clone());
-    assert_eq!(s.plan_wanted(), None);
+    let jobs = s.take_jobs();
+    assert_eq!(jobs.len(), 1);
+    let key = ("custom".to_string(), sets.clone(), s.len());
+    assert_eq!(jobs[0].work, Work::Plan(key.clone()));
+    assert!(s.take_jobs().is_empty());
     assert!(screen(&s, 120, 30).contains("planning…"));
-    assert_eq!(update(&mut s, Msg::Compact), vec![]);
+    assert_eq!(apply(&mut s, Msg::Compact), vec![]);
     assert!(s.notice.as_deref().unwrap().contains("still planning"));
     // A result for another plan is dropped; the one awaited lands with its fates.
     let stale = ("dimos".to_string(), Vec::new(), s.len());
     let other = plan_of(&s.analysis, "dimos", &[], false);
-    update(&mut s, Msg::Planned(stale, Box::new(other)));
+    apply(&mut s, Msg::Planned(stale, Box::new(other)));
     assert!(s.plan.is_none());
     let done = plan_of(&s.analysis, "custom", &sets, false);
-    update(&mut s, Msg::Planned(key.clone(), Box::new(done)));
+    apply(&mut s, Msg::Planned(key.clone(), Box::new(done)));
     let plan = s.plan.clone().expect("planned");
     assert!(plan.trigger.fired);
     assert_eq!(s.fate(s.len() - 1), Fate::Kept);
     assert_eq!(s.fate(1), Fate::Summarized);
     // The diff follows the plan; until then the diff view says it is coming.
-    update(&mut s, Msg::ShowDiff);
+    apply(&mut s, Msg::ShowDiff);
     assert!(screen(&s, 120, 30).contains("comparing the summarized range"));
     let diff = ctxray::diff::diff(&s.analysis.session, &plan);
     let stale = ("custom".to_string(), Vec::new(), s.len());
-    update(&mut s, Msg::Diffed(stale, Box::new(diff.clone())));
+    apply(&mut s, Msg::Diffed(stale, Box::new(diff.clone())));
     assert!(s.diff.is_none(), "a diff of another plan is dropped");
-    update(&mut s, Msg::Diffed(key, Box::new(diff)));
+    apply(&mut s, Msg::Diffed(key, Box::new(diff)));
     assert!(screen(&s, 120, 30).contains("evidence survival"));
-    update(&mut s, Msg::ShowMessage);
+    apply(&mut s, Msg::ShowMessage);
     // Turning the knob asks for a new plan; the last one stays on screen until it comes.
-    update(&mut s, Msg::Knob(1));
-    let next = s.plan_wanted().expect("a new plan is wanted");
+    let (job, sent) = only_job(apply(&mut s, Msg::Knob(1)));
+    let Work::Plan(next) = job.work else {
+        panic!("a plan is asked for")
+    };
     assert_ne!(next.1, sets);
     assert_eq!(s.plan.as_ref().map(|p| p.preset), Some("custom"));
     assert!(screen(&s, 120, 30).contains("showing the last plan meanwhile"));
+    // The job sends the plan, then its diff.
+    assert!(matches!(
+        sent.as_slice(),
+        [Msg::Planned(a, _), Msg::Diffed(b, _)] if *a == next && *b == next
+    ));
 }

@@ -7,9 +7,9 @@ use std::path::Path;
 use ctxray::analysis::{Analysis, Options};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
+use ctxray::tui::jobs::{settled, step as update};
 use ctxray::tui::state::AppState;
 use ctxray::tui::tasks::{self, Loader, Source, SHOWN_WHILE_READ_MIN};
-use ctxray::tui::update::update;
 use ctxray::tui::{Effect, Msg};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -104,13 +104,19 @@ fn a_large_codex_file_is_shown_while_read_and_ends_as_a_whole_load() {
 
 #[test]
 fn while_reading_compaction_replay_and_plans_wait_and_new_lines_are_not_unseen() {
+    use ctxray::tui::jobs::Work;
+    use ctxray::tui::update::update as apply;
     let session = load_path(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code/mixed.jsonl"),
         None,
     )
     .unwrap();
     let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let mut state = AppState::new(analysis.clone(), Some("claude-code".into()), vec![]);
+    let mut state = settled(AppState::new(
+        analysis.clone(),
+        Some("claude-code".into()),
+        vec![],
+    ));
     update(
         &mut state,
         Msg::Reading {
@@ -119,7 +125,6 @@ fn while_reading_compaction_replay_and_plans_wait_and_new_lines_are_not_unseen()
         },
     );
     assert_eq!(state.loading, Some((10, 100)));
-    assert!(state.plan_wanted().is_none());
     let effects = update(&mut state, Msg::Compact);
     assert!(effects
         .iter()
@@ -133,9 +138,17 @@ fn while_reading_compaction_replay_and_plans_wait_and_new_lines_are_not_unseen()
     update(&mut state, Msg::Replay);
     assert!(state.replay.is_none());
     assert!(state.notice.as_deref().unwrap().contains("replay waits"));
-    update(&mut state, Msg::SessionUpdated(Box::new(analysis)));
+    // The next piece: planned only once the whole session is in.
+    let plans = |effects: Vec<Effect>| {
+        effects
+            .into_iter()
+            .filter(|e| matches!(e, Effect::Run(job) if matches!(job.work, Work::Plan(_))))
+            .count()
+    };
+    let effects = apply(&mut state, Msg::SessionUpdated(Box::new(analysis)));
+    assert_eq!(plans(effects), 0, "no plan of a part of the session");
     assert_eq!(state.unseen, 0);
-    update(
+    let effects = apply(
         &mut state,
         Msg::Reading {
             read: 100,
@@ -143,4 +156,5 @@ fn while_reading_compaction_replay_and_plans_wait_and_new_lines_are_not_unseen()
         },
     );
     assert_eq!(state.loading, None);
+    assert_eq!(plans(effects), 1, "the whole session is planned");
 }

@@ -11,9 +11,9 @@ use ctxray::formats::load_bytes;
 use ctxray::replay::Replay;
 use ctxray::tokens::Registry;
 use ctxray::tui::app::{self, App};
+use ctxray::tui::jobs::{settled, step as update};
 use ctxray::tui::state::AppState;
 use ctxray::tui::theme::Theme;
-use ctxray::tui::update::update;
 use ctxray::tui::{views, Effect, Msg};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -33,11 +33,11 @@ fn analyse(json: &str) -> Analysis {
 const SETS: [&str; 3] = ["trigger_tokens=6500", "keep_last=2", "keep_first=0"];
 
 fn state(pairs: usize, preset: Option<&str>, sets: &[&str]) -> AppState {
-    AppState::new(
+    settled(AppState::new(
         analyse(&support::chat_session(pairs, 1000)),
         preset.map(str::to_string),
         sets.iter().map(|s| s.to_string()).collect(),
-    )
+    ))
 }
 
 fn playing() -> AppState {
@@ -201,14 +201,19 @@ fn without_a_preset_or_when_the_preset_refuses_the_footer_says_why() {
 }
 
 #[test]
-fn a_large_session_is_replayed_apart_and_only_the_awaited_result_is_taken() {
-    // 320 messages: over the size `r` replays itself.
+fn the_replay_is_run_apart_and_only_the_awaited_result_is_taken() {
+    use ctxray::tui::jobs::Work;
+    use ctxray::tui::update::update;
     let mut s = state(160, Some("custom"), &["trigger_tokens=20000"]);
-    update(&mut s, Msg::Replay);
-    let key = ctxray::tui::replay::wanted(&s).expect("asks the runtime for the replay");
-    assert_eq!(
-        key,
-        ("custom".into(), vec!["trigger_tokens=20000".into()], 320)
+    let effects = update(&mut s, Msg::Replay);
+    let key = (
+        "custom".to_string(),
+        vec!["trigger_tokens=20000".to_string()],
+        320,
+    );
+    assert!(
+        matches!(effects.as_slice(), [Effect::Run(job)] if job.work == Work::Replay(key.clone())),
+        "asks the runtime for the replay: {effects:?}"
     );
     assert!(!App::inspecting(state(1, None, &[])).ticks());
     assert!(frame(&s, 120, 30).contains("replaying custom over 320 messages apart"));

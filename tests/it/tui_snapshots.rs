@@ -4,10 +4,10 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
+use ctxray::tui::jobs::{settled, step as update};
 use ctxray::tui::msg::{Edit, PromptKind};
 use ctxray::tui::state::AppState;
 use ctxray::tui::theme::Theme;
-use ctxray::tui::update::update;
 use ctxray::tui::{views, Msg};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -17,7 +17,7 @@ fn open(path: &str, preset: Option<&str>, sets: &[&str]) -> AppState {
     let session = load_path(std::path::Path::new(path), None).unwrap();
     let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
     let sets = sets.iter().map(|s| s.to_string()).collect();
-    let mut state = AppState::new(analysis, preset.map(str::to_string), sets);
+    let mut state = settled(AppState::new(analysis, preset.map(str::to_string), sets));
     // What the runtime does after the first frame: tell the state its real page height.
     let _ = frame(&mut state, 120, 32);
     state

@@ -8,6 +8,7 @@ use ctxray::formats::load_path;
 use ctxray::session::{Part, Session};
 use ctxray::tokens::Registry;
 use ctxray::tui::color_depth::ColorDepth;
+use ctxray::tui::jobs::settled;
 use ctxray::tui::state::AppState;
 use ctxray::tui::theme::Theme;
 use ctxray::tui::views;
@@ -28,7 +29,7 @@ fn demo_session() -> Session {
 
 fn state_of(session: Session) -> AppState {
     let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
-    AppState::new(analysis, None, Vec::new())
+    settled(AppState::new(analysis, None, Vec::new()))
 }
 
 fn frame(state: &AppState, theme: &Theme, w: u16, h: u16) -> Buffer {

@@ -43,6 +43,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             theme.fg("info"),
         ));
     }
+    if let Some((summarizer, _)) = &state.compacting {
+        title.spans.push(Span::styled(
+            format!(" · compacting ({summarizer})… Esc cancels"),
+            theme.fg("info"),
+        ));
+    }
     let mut lines = vec![title, gauge];
     if let Some((preset, ..)) = &state.planning {
         let shown = match &state.plan {

@@ -1,0 +1,328 @@
+//! The inspector's work, done apart from its loop: a plan and its diff, the timeline's what-if
+//! search, a replay, carrying out a compaction.
+//!
+//! Owns: what a job is (`Job`, which `update` asks for with `Effect::Run` and whose result
+//! comes back as a `Msg`), running one ([`run`]: pure, the same code on the executor's thread
+//! and inline in tests), and the [`Executor`], which runs at most one job of each kind at a
+//! time: a job asked for while one of its kind runs replaces any job waiting behind it and
+//! cancels the running one (its result is not sent), as gitui's single async jobs do. Must
+//! not: touch the terminal or the state.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::msg::Msg;
+use super::state::RunKey;
+use crate::analysis::Analysis;
+use crate::compaction::Plan;
+
+/// What a job does, on which session.
+#[derive(Clone)]
+pub struct Job {
+    pub analysis: Arc<Analysis>,
+    pub work: Work,
+}
+
+/// The work of a job. Each kind has one slot in the executor.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// The plan of a preset under its settings (`Msg::Planned`), then its diff (`Msg::Diffed`).
+    Plan(RunKey),
+    /// The timeline's what-if search (`Msg::WhatIfDone`).
+    WhatIf(RunKey),
+    /// The whole session replayed (`Msg::Replayed`).
+    Replay(RunKey),
+    /// A plan carried out (`Msg::Compacted`): with this summarizer text, or, with `summary`
+    /// `None` and a plan that inserts one, the preset's offline summary.
+    Compact {
+        plan: Box<Plan>,
+        summary: Option<String>,
+        summarizer: String,
+    },
+}
+
+/// The kinds of work, one slot each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Plan,
+    WhatIf,
+    Replay,
+    Compact,
+}
+
+const KINDS: usize = 4;
+
+impl Work {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Work::Plan(_) => Kind::Plan,
+            Work::WhatIf(_) => Kind::WhatIf,
+            Work::Replay(_) => Kind::Replay,
+            Work::Compact { .. } => Kind::Compact,
+        }
+    }
+}
+
+/// The same plan, search or replay; two compactions are never the same (the later replaces).
+impl PartialEq for Work {
+    fn eq(&self, other: &Work) -> bool {
+        match (self, other) {
+            (Work::Plan(a), Work::Plan(b))
+            | (Work::WhatIf(a), Work::WhatIf(b))
+            | (Work::Replay(a), Work::Replay(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Kind {
+    fn slot(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("messages", &self.analysis.session.messages.len())
+            .field("work", &self.work)
+            .finish()
+    }
+}
+
+/// The same work on the same session (not a copy of it).
+impl PartialEq for Job {
+    fn eq(&self, other: &Job) -> bool {
+        Arc::ptr_eq(&self.analysis, &other.analysis) && self.work == other.work
+    }
+}
+
+/// A carried-out compaction, as `Work::Compact` returns it.
+#[derive(Debug)]
+pub struct Compacted {
+    pub plan: Plan,
+    pub done: crate::compaction::carry_out::Compacted,
+}
+
+/// Set when a newer job of the same kind replaces this one: its result is not sent, and work
+/// that comes in steps (a plan's diff) stops at the next step.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `job`, sending its results (none once `cancel` is set).
+pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
+    let analysis = job.analysis;
+    let mut send = |msg: Msg| {
+        if !cancel.is_cancelled() {
+            send(msg);
+        }
+    };
+    match job.work {
+        Work::Plan(key) => {
+            let result = super::state::plan_of(&analysis, &key.0, &key.1, false);
+            let plan = result.as_ref().ok().map(|p| p.plan.clone());
+            send(Msg::Planned(key.clone(), Box::new(result)));
+            if let Some(plan) = plan.filter(|_| !cancel.is_cancelled()) {
+                let diff = crate::diff::diff(&analysis.session, &plan);
+                send(Msg::Diffed(key, Box::new(diff)));
+            }
+        }
+        Work::WhatIf(key) => {
+            let result = crate::compaction::preset::find(&key.0)
+                .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
+                .map_err(|e| e.to_string());
+            send(Msg::WhatIfDone(key, result));
+        }
+        Work::Replay(key) => {
+            let result = super::replay::run(&analysis, &key);
+            send(Msg::Replayed(key, Box::new(result)));
+        }
+        Work::Compact {
+            plan,
+            summary,
+            summarizer,
+        } => {
+            use crate::compaction::preset;
+            let summary = summary.or_else(|| {
+                let p = preset::find(plan.preset).ok()?;
+                plan.insertion.as_ref()?;
+                Some(preset::offline_summary(
+                    p,
+                    &preset::PlanInput::new(&analysis),
+                    &plan,
+                ))
+            });
+            let done =
+                crate::compaction::carry_out::carry_out(&analysis, &plan, summarizer, summary, 0);
+            send(Msg::Compacted(Box::new(Compacted { plan: *plan, done })));
+        }
+    }
+}
+
+/// A slot's state: whether a thread runs its kind's jobs, how to cancel the one it runs, and
+/// the job waiting behind it.
+#[derive(Default)]
+struct Slot {
+    busy: bool,
+    running: Option<(Job, Cancel)>,
+    next: Option<Job>,
+}
+
+/// Runs jobs on threads of their own, one per kind at a time, and sends their results on the
+/// inspector's channel. Dropping it cancels what runs.
+pub struct Executor {
+    tx: UnboundedSender<Msg>,
+    slots: Arc<[Mutex<Slot>; KINDS]>,
+}
+
+impl Executor {
+    pub fn new(tx: UnboundedSender<Msg>) -> Executor {
+        Executor {
+            tx,
+            slots: Arc::new(Default::default()),
+        }
+    }
+
+    /// Starts `job`, or queues it behind the running job of its kind (cancelled, as this one
+    /// replaces it). The same job as the one running or queued is not asked twice.
+    pub fn spawn(&self, job: Job) {
+        let index = job.work.kind().slot();
+        let Ok(mut slot) = self.slots[index].lock() else {
+            return;
+        };
+        if slot.next.as_ref() == Some(&job) {
+            return;
+        }
+        if let Some((running, cancel)) = &slot.running {
+            if *running == job && !cancel.is_cancelled() && slot.next.is_none() {
+                return;
+            }
+            cancel.cancel();
+        }
+        if slot.busy {
+            slot.next = Some(job);
+            return;
+        }
+        slot.busy = true;
+        let cancel = Cancel::default();
+        slot.running = Some((job.clone(), cancel.clone()));
+        drop(slot);
+        let slots = Arc::clone(&self.slots);
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            let (mut job, mut cancel) = (job, cancel);
+            loop {
+                run(job, &cancel, &mut |msg| {
+                    let _ = tx.send(msg);
+                });
+                let Ok(mut slot) = slots[index].lock() else {
+                    return;
+                };
+                match slot.next.take() {
+                    Some(next) if !tx.is_closed() => {
+                        cancel = Cancel::default();
+                        slot.running = Some((next.clone(), cancel.clone()));
+                        job = next;
+                    }
+                    _ => {
+                        slot.busy = false;
+                        slot.running = None;
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Cancels the job of `kind` that runs and the one waiting.
+    pub fn cancel(&self, kind: Kind) {
+        if let Ok(mut slot) = self.slots[kind.slot()].lock() {
+            slot.next = None;
+            if let Some((_, cancel)) = &slot.running {
+                cancel.cancel();
+            }
+        }
+    }
+
+    /// How many jobs of `kind` run or wait (0–2).
+    pub fn pending(&self, kind: Kind) -> usize {
+        self.slots[kind.slot()].lock().map_or(0, |slot| {
+            usize::from(slot.busy) + usize::from(slot.next.is_some())
+        })
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        for kind in [Kind::Plan, Kind::WhatIf, Kind::Replay, Kind::Compact] {
+            self.cancel(kind);
+        }
+    }
+}
+
+/// Runs every job among `effects` at once, in order, and feeds its results back through
+/// `update`, until no job is left: the inspector as it behaves once its work is done, for tests
+/// and for a caller with no loop. Returns the other effects.
+pub fn settle(
+    state: &mut super::state::AppState,
+    effects: Vec<super::msg::Effect>,
+) -> Vec<super::msg::Effect> {
+    settle_by(effects, |msg| super::update::update(state, msg))
+}
+
+/// [`settle`] for the whole app (the screens around the inspector).
+pub fn settle_app(
+    app: &mut super::app::App,
+    effects: Vec<super::msg::Effect>,
+) -> Vec<super::msg::Effect> {
+    settle_by(effects, |msg| super::app::update(app, msg))
+}
+
+fn settle_by(
+    effects: Vec<super::msg::Effect>,
+    mut update: impl FnMut(Msg) -> Vec<super::msg::Effect>,
+) -> Vec<super::msg::Effect> {
+    use super::msg::Effect;
+    let mut queue: std::collections::VecDeque<Effect> = effects.into();
+    let mut rest = Vec::new();
+    while let Some(effect) = queue.pop_front() {
+        let Effect::Run(job) = effect else {
+            rest.push(effect);
+            continue;
+        };
+        let mut results = Vec::new();
+        run(job, &Cancel::default(), &mut |msg| results.push(msg));
+        for msg in results {
+            queue.extend(update(msg));
+        }
+    }
+    rest
+}
+
+/// `update`, then [`settle`]: one message and all the work it asked for, done.
+pub fn step(state: &mut super::state::AppState, msg: Msg) -> Vec<super::msg::Effect> {
+    let effects = super::update::update(state, msg);
+    settle(state, effects)
+}
+
+/// A new state with the work it asks for at once (its plan) done.
+pub fn settled(mut state: super::state::AppState) -> super::state::AppState {
+    let jobs = state.take_jobs();
+    settle(
+        &mut state,
+        jobs.into_iter().map(super::msg::Effect::Run).collect(),
+    );
+    state
+}
