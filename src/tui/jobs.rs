@@ -185,13 +185,22 @@ struct Slot {
 pub struct Executor {
     tx: UnboundedSender<Msg>,
     slots: Arc<[Mutex<Slot>; KINDS]>,
+    runner: Runner,
 }
+
+/// What runs a job: [`run`], or in the executor's tests one that waits to be let go.
+type Runner = Arc<dyn Fn(Job, &Cancel, &mut dyn FnMut(Msg)) + Send + Sync>;
 
 impl Executor {
     pub fn new(tx: UnboundedSender<Msg>) -> Executor {
+        Executor::with_runner(tx, Arc::new(run))
+    }
+
+    fn with_runner(tx: UnboundedSender<Msg>, runner: Runner) -> Executor {
         Executor {
             tx,
             slots: Arc::new(Default::default()),
+            runner,
         }
     }
 
@@ -221,11 +230,14 @@ impl Executor {
         drop(slot);
         let slots = Arc::clone(&self.slots);
         let tx = self.tx.clone();
+        let runner = Arc::clone(&self.runner);
         std::thread::spawn(move || {
             let (mut job, mut cancel) = (job, cancel);
             loop {
-                run(job, &cancel, &mut |msg| {
-                    let _ = tx.send(msg);
+                runner(job, &cancel, &mut |msg| {
+                    if !cancel.is_cancelled() {
+                        let _ = tx.send(msg);
+                    }
                 });
                 let Ok(mut slot) = slots[index].lock() else {
                     return;
@@ -325,4 +337,99 @@ pub fn settled(mut state: super::state::AppState) -> super::state::AppState {
         jobs.into_iter().map(super::msg::Effect::Run).collect(),
     );
     state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn analysis() -> Arc<Analysis> {
+        let bytes = br#"{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}"#;
+        let session = crate::formats::load_bytes(bytes.to_vec(), None, "x", None).unwrap();
+        Arc::new(Analysis::new(
+            session,
+            &crate::tokens::Registry::bundled(),
+            &crate::analysis::Options::default(),
+        ))
+    }
+
+    fn plan(analysis: &Arc<Analysis>, n: usize) -> Job {
+        Job {
+            analysis: Arc::clone(analysis),
+            work: Work::Plan((format!("p{n}"), Vec::new(), n)),
+        }
+    }
+
+    /// A runner that reports each job it starts and waits to be let go, then answers with a
+    /// notice naming the job.
+    fn held() -> (Runner, mpsc::Receiver<String>, mpsc::Sender<()>) {
+        let (started_tx, started) = mpsc::channel();
+        let (go, go_rx) = mpsc::channel::<()>();
+        let go_rx = Mutex::new(go_rx);
+        let runner: Runner = Arc::new(move |job: Job, _: &Cancel, send: &mut dyn FnMut(Msg)| {
+            let Work::Plan(key) = job.work else { return };
+            let _ = started_tx.send(key.0.clone());
+            let _ = go_rx.lock().unwrap().recv();
+            send(Msg::Notice(key.0));
+        });
+        (runner, started, go)
+    }
+
+    fn notices(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| match rx.blocking_recv() {
+                Some(Msg::Notice(t)) => t,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_newest_job_cancels_the_running_one_and_replaces_the_one_waiting() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (runner, started, go) = held();
+        let executor = Executor::with_runner(tx, runner);
+        let a = analysis();
+        executor.spawn(plan(&a, 1));
+        assert_eq!(started.recv().unwrap(), "p1");
+        for n in 2..=5 {
+            executor.spawn(plan(&a, n));
+        }
+        // One runs, one waits: the jobs asked in between were replaced.
+        assert_eq!(executor.pending(Kind::Plan), 2);
+        go.send(()).unwrap();
+        assert_eq!(started.recv().unwrap(), "p5", "the newest runs next");
+        go.send(()).unwrap();
+        // p1 was cancelled by the newer jobs: only p5's result is sent.
+        assert_eq!(notices(&mut rx, 1), ["p5"]);
+        assert!(rx.try_recv().is_err());
+        assert!(started.try_recv().is_err(), "p2 to p4 never ran");
+    }
+
+    #[test]
+    fn the_same_job_is_not_run_twice_and_kinds_run_side_by_side() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (runner, started, go) = held();
+        let executor = Executor::with_runner(tx, runner);
+        let a = analysis();
+        executor.spawn(plan(&a, 1));
+        assert_eq!(started.recv().unwrap(), "p1");
+        executor.spawn(plan(&a, 1));
+        assert_eq!(executor.pending(Kind::Plan), 1, "asked again while it runs");
+        // Another kind has its own slot (the held runner ignores it and returns at once).
+        executor.spawn(Job {
+            analysis: Arc::clone(&a),
+            work: Work::Replay(("r".into(), Vec::new(), 2)),
+        });
+        go.send(()).unwrap();
+        assert_eq!(notices(&mut rx, 1), ["p1"]);
+        // Cancelling drops the result of the one running.
+        executor.spawn(plan(&a, 2));
+        assert_eq!(started.recv().unwrap(), "p2");
+        executor.cancel(Kind::Plan);
+        go.send(()).unwrap();
+        drop(executor);
+        assert!(rx.blocking_recv().is_none(), "no result after a cancel");
+    }
 }
