@@ -2,54 +2,38 @@
 //! screen, obeys keys, quits on `q` with status 0 and leaves the terminal as it found it.
 
 use crate::support;
+use crate::support::pty::Pty;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-fn run_in_pty(args: &str, keys: &[(u64, &str)]) -> (Option<i32>, Vec<u8>, Duration) {
-    run_in_pty_with(&[], args, keys)
+/// How long a step waits for the screen it needs (a safety net: a step moves on as soon as the
+/// text shows).
+const SHOWN_WITHIN: Duration = Duration::from_secs(30);
+
+/// Runs the binary in a 120×30 pseudo-terminal; for each step, waits until the screen shows
+/// its text (none: at once), then types its keys. Then waits at most 10 s for the program to
+/// end by itself.
+fn run_in_pty(args: &str, steps: &[(&str, &str)]) -> (Option<i32>, Vec<u8>, Duration) {
+    run_in_pty_with(&[], args, steps)
 }
 
 /// Runs the binary with `vars` added to its environment.
 fn run_in_pty_with(
     vars: &[(&str, &str)],
     args: &str,
-    keys: &[(u64, &str)],
+    steps: &[(&str, &str)],
 ) -> (Option<i32>, Vec<u8>, Duration) {
-    let bin = env!("CARGO_BIN_EXE_ctxray");
-    let cmd = format!("stty cols 120 rows 30; {bin} {args}");
-    let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .envs(vars.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script` is needed for the pseudo-terminal tests");
-    let start = Instant::now();
-    let mut stdin = child.stdin.take().unwrap();
-    for (delay_ms, k) in keys {
-        std::thread::sleep(Duration::from_millis(*delay_ms));
-        // The program may already have ended (a test of an error path): that is for the
-        // caller's assertions to judge, not a reason to panic here.
-        let _ = stdin.write_all(k.as_bytes());
-        let _ = stdin.flush();
-    }
-    // Wait at most 10 s for the program to end by itself.
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let out = child.wait_with_output().unwrap();
-            return (status.code(), out.stdout, start.elapsed());
+    let mut pty = Pty::start_env(vars, "", 120, 30, args);
+    for (shown, keys) in steps {
+        if !shown.is_empty() {
+            pty.wait_for(shown, SHOWN_WITHIN);
         }
-        if start.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            return (None, out.stdout, start.elapsed());
-        }
-        std::thread::sleep(Duration::from_millis(50));
+        pty.send(keys);
     }
+    let (code, took) = pty.wait_exit(Duration::from_secs(10));
+    (code, pty.output(), took)
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -94,18 +78,26 @@ fn screens(out: &[u8]) -> Vec<String> {
 
 #[test]
 fn opens_moves_and_quits_restoring_the_terminal() {
-    let (code, out, _) = run_in_pty(
+    let mut pty = Pty::start(
         "fixtures/samples/claude-code-demo.jsonl --preset dimos --set context_window=6000",
-        &[
-            (1500, "jjj"),
-            (300, "?"),
-            (300, "\x1b"),
-            (300, "p"),
-            (300, "d"),
-            (300, "/Write\r"),
-            (300, "q"),
-        ],
     );
+    for (shown, keys) in [("dimos fires", "jjj"), ("4 of 23", "?"), ("┌ keys", "\x1b")] {
+        pty.wait_for(shown, SHOWN_WITHIN);
+        pty.send(keys);
+    }
+    // (An Esc and the next key typed together read as Alt and that key.)
+    pty.wait_until("the help closed", |s| !s.contains("┌ keys"), SHOWN_WITHIN);
+    pty.send("p");
+    for (shown, keys) in [
+        (" codex: ", "d"),
+        ("evidence survival", "/Write\r"),
+        ("/Write 1 of", "q"),
+    ] {
+        pty.wait_for(shown, SHOWN_WITHIN);
+        pty.send(keys);
+    }
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     assert_eq!(
         code,
         Some(0),
@@ -153,23 +145,23 @@ fn follow_shows_a_line_appended_while_open() {
     let first = r#"{"type":"user","sessionId":"s1","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hello there"}}"#;
     std::fs::write(&path, format!("{first}\n")).unwrap();
     let appended = r#"{"type":"user","sessionId":"s1","uuid":"u2","parentUuid":"u1","timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"APPENDED-MARKER-XYZ"}}"#;
-    let path2 = path.clone();
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(1500));
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path2)
-            .unwrap();
-        // Half a line first: nothing may show until the newline lands.
-        f.write_all(&appended.as_bytes()[..20]).unwrap();
-        f.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        f.write_all(format!("{}\n", &appended[20..]).as_bytes())
-            .unwrap();
-    });
-    let args = format!("{} --follow", path.display());
-    let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
-    writer.join().unwrap();
+    let mut pty = Pty::start(&format!("{} --follow", path.display()));
+    pty.wait_for("hello there", SHOWN_WITHIN);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    // Half a line first: nothing may show until the newline lands.
+    f.write_all(&appended.as_bytes()[..20]).unwrap();
+    f.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pty.screen().contains("APPENDED"), "half a line was shown");
+    f.write_all(format!("{}\n", &appended[20..]).as_bytes())
+        .unwrap();
+    pty.wait_for("APPENDED-MARKER-XYZ", SHOWN_WITHIN);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     assert!(shown(&out, "following"), "no follow indicator");
     assert!(
@@ -188,8 +180,9 @@ fn sigterm_restores_the_terminal_and_exits_143() {
         &path,
     )
     .unwrap();
-    let killer = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(1500));
+    let mut pty = Pty::start(path.to_str().unwrap());
+    pty.wait_for("claude-code", SHOWN_WITHIN);
+    let killed = {
         // The binary itself, not the `script` or shell whose command line names the file too.
         let out = Command::new("pgrep")
             .args(["-f", "sigterm-target-4711"])
@@ -210,9 +203,10 @@ fn sigterm_restores_the_terminal_and_exits_143() {
                     .status()
                     .is_ok_and(|s| s.success())
             })
-    });
-    let (code, out, elapsed) = run_in_pty(path.to_str().unwrap(), &[]);
-    assert!(killer.join().unwrap(), "no process to signal");
+    };
+    let (code, elapsed) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
+    assert!(killed, "no process to signal");
     assert_eq!(code, Some(143), "{}", String::from_utf8_lossy(&out));
     assert!(elapsed < Duration::from_secs(8));
     assert!(contains(&out, b"\x1b[?1049h"));
@@ -229,7 +223,7 @@ fn sigterm_restores_the_terminal_and_exits_143() {
 fn a_session_piped_to_stdin_is_shown_as_it_arrives() {
     let (code, out, _) = run_in_pty(
         "- < fixtures/samples/claude-code-demo.jsonl",
-        &[(1500, "G"), (300, "q")],
+        &[("end of input", "G"), ("23 of 23", "q")],
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     assert!(shown(&out, "<stdin>"), "header not drawn");
@@ -246,14 +240,13 @@ fn following_an_empty_file_waits_for_its_first_record() {
     let path = dir.path().join("empty.jsonl");
     std::fs::write(&path, "").unwrap();
     let line = r#"{"type":"user","sessionId":"s1","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"FIRST-RECORD-MARKER"}}"#;
-    let path2 = path.clone();
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(1500));
-        std::fs::write(&path2, format!("{line}\n")).unwrap();
-    });
-    let args = format!("{} --follow", path.display());
-    let (code, out, _) = run_in_pty(&args, &[(2800, "q")]);
-    writer.join().unwrap();
+    let mut pty = Pty::start(&format!("{} --follow", path.display()));
+    pty.wait_for("waiting for the first record", SHOWN_WITHIN);
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    pty.wait_for("FIRST-RECORD-MARKER", SHOWN_WITHIN);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     assert!(shown(&out, "waiting for the first record"));
     assert!(shown(&out, "FIRST-RECORD-MARKER"));
@@ -276,14 +269,11 @@ fn without_a_source_the_picker_opens_a_session_and_esc_comes_back() {
         &[("HOME", home_str), ("CLAUDE_CONFIG_DIR", "")],
         "",
         &[
-            (1200, "broken"),
-            (300, "\r"),
-            (500, "\x15"),
-            (300, "picked"),
-            (300, "\r"),
-            (1200, "\x1b"),
-            (400, "\x1b"),
-            (400, "\x1b"),
+            ("found 2 sessions", "broken\r"),
+            ("not a session", "\x15picked\r"),
+            ("5,077", "\x1b"),
+            ("found 2 sessions", "\x1b"),
+            ("type to filter", "\x1b"),
         ],
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
@@ -303,7 +293,7 @@ fn without_a_source_the_picker_opens_a_session_and_esc_comes_back() {
 async fn run_in_pty_async(
     vars: Vec<(&'static str, String)>,
     args: String,
-    keys: Vec<(u64, &'static str)>,
+    keys: Vec<(&'static str, &'static str)>,
 ) -> (Option<i32>, Vec<u8>) {
     tokio::task::spawn_blocking(move || {
         let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -332,7 +322,7 @@ async fn c_streams_a_network_summary_onto_the_screen_then_shows_the_result() {
     let (code, out) = run_in_pty_async(
         vec![("OPENAI_API_KEY", KEY.to_string())],
         args,
-        vec![(1500, "c"), (3500, "q"), (300, "q")],
+        vec![("custom fires", "c"), ("freed", "q")],
     )
     .await;
     let text = String::from_utf8_lossy(&out);
@@ -363,7 +353,11 @@ async fn esc_stops_a_summary_that_never_comes_and_closes_the_connection() {
     let (code, out) = run_in_pty_async(
         vec![("OPENAI_API_KEY", KEY.to_string())],
         args,
-        vec![(1500, "c"), (800, "\x1b"), (800, "q")],
+        vec![
+            ("custom fires", "c"),
+            ("waiting for the first words", "\x1b"),
+            ("cancelled, the history is unchanged", "q"),
+        ],
     )
     .await;
     let text = String::from_utf8_lossy(&out);
@@ -407,12 +401,13 @@ fn r_plays_the_replay_and_brackets_step_it() {
     let (code, out, _) = run_in_pty(
         &args,
         &[
-            (1500, "r"),
-            (1600, "\x1b[F"),
-            (300, "\x1b[H"),
-            (300, "]"),
-            (400, "q"),
-            (300, "q"),
+            ("1 of 28", "r"),
+            // It moves by itself before End is pressed.
+            ("step 3/15 ", "\x1b[F"),
+            ("step 15/15 ", "\x1b[H"),
+            ("step 1/15 ", "]"),
+            ("step 2/15 ", "q"),
+            ("1 of 28 · j/k move", "q"),
         ],
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
@@ -459,7 +454,18 @@ fn a_large_file_is_shown_while_it_is_read_and_ends_whole() {
     content.extend_from_slice(format!("{last}\n").as_bytes());
     std::fs::write(&path, content).unwrap();
     let args = path.display().to_string();
-    let (code, out, _) = run_in_pty(&args, &[(5000, "G"), (800, "q")]);
+    let mut pty = Pty::start(&args);
+    pty.wait_for("reading ", SHOWN_WITHIN);
+    pty.wait_until(
+        "the whole file read",
+        |screen| !screen.contains("reading ") && screen.contains(" of "),
+        SHOWN_WITHIN,
+    );
+    pty.send("G");
+    pty.wait_for("LAST-LINE-MARKER", SHOWN_WITHIN);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
     let screens = screens(&out);
     let reading = screens.iter().position(|s| s.contains("reading "));

@@ -27,10 +27,16 @@ impl Pty {
     /// `ctxray ARGS` in a `cols`×`rows` terminal, after the shell commands `prefix` (a
     /// `ulimit`, say).
     pub fn start_with(prefix: &str, cols: u16, rows: u16, args: &str) -> Pty {
+        Pty::start_env(&[], prefix, cols, rows, args)
+    }
+
+    /// [`Pty::start_with`] with `vars` added to the program's environment.
+    pub fn start_env(vars: &[(&str, &str)], prefix: &str, cols: u16, rows: u16, args: &str) -> Pty {
         let bin = env!("CARGO_BIN_EXE_ctxray");
         let cmd = format!("{prefix}stty cols {cols} rows {rows}; exec {bin} {args}");
         let mut child = Command::new("script")
             .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+            .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -73,14 +79,20 @@ impl Pty {
 
     /// Waits until the screen holds `needle`; panics with the screen after `limit`.
     pub fn wait_for(&self, needle: &str, limit: Duration) {
+        self.wait_until(needle, |screen| screen.contains(needle), limit);
+    }
+
+    /// Waits until `ready` holds of the screen; panics with the screen after `limit`, saying
+    /// it waited for `what`.
+    pub fn wait_until(&self, what: &str, ready: impl Fn(&str) -> bool, limit: Duration) {
         let start = Instant::now();
         while start.elapsed() < limit {
-            if self.screen().contains(needle) {
+            if ready(&self.screen()) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("{needle:?} never shown; the screen:\n{}", self.screen());
+        panic!("{what:?} never shown; the screen:\n{}", self.screen());
     }
 
     /// Waits for the program to end: its status and how long that took.
