@@ -10,18 +10,17 @@
 //! app while the update holds it, or draw anything but the one status line.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::time::{Duration, Instant};
 
-use crossterm::cursor::MoveTo;
-use crossterm::event::{Event, EventStream};
-use crossterm::queue;
-use crossterm::style::{Attribute, Print, SetAttribute};
-use futures_util::StreamExt;
+use crossterm::event::Event;
+use futures_util::{Stream, StreamExt};
+use ratatui::backend::Backend;
+use ratatui::buffer::Cell;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
-use ratatui::{DefaultTerminal, Frame};
+use ratatui::{Frame, Terminal};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
 use super::app::{self, App};
@@ -36,40 +35,53 @@ pub const ANNOUNCE_AFTER: Duration = Duration::from_millis(200);
 const QUEUE_MAX: usize = 64;
 
 /// The signals that end the inspector (TERM, HUP, INT, QUIT), listened to from before the
-/// terminal is taken.
-pub struct Signals {
-    term: Signal,
-    hup: Signal,
-    int: Signal,
-    quit: Signal,
-}
+/// terminal is taken; or none (an inspector driven by a test).
+pub struct Signals(Option<[Signal; 4]>);
 
 impl Signals {
     /// Must be called inside the runtime.
     pub fn new() -> io::Result<Signals> {
-        Ok(Signals {
-            term: signal(SignalKind::terminate())?,
-            hup: signal(SignalKind::hangup())?,
-            int: signal(SignalKind::interrupt())?,
-            quit: signal(SignalKind::quit())?,
-        })
+        Ok(Signals(Some([
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::hangup())?,
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::quit())?,
+        ])))
+    }
+
+    /// No signal is listened to: `next` never returns.
+    pub fn none() -> Signals {
+        Signals(None)
     }
 
     /// The number of the next signal to arrive.
     pub async fn next(&mut self) -> i32 {
+        let Some([term, hup, int, quit]) = &mut self.0 else {
+            return std::future::pending().await;
+        };
         tokio::select! {
-            _ = self.term.recv() => 15,
-            _ = self.hup.recv() => 1,
-            _ = self.int.recv() => 2,
-            _ = self.quit.recv() => 3,
+            _ = term.recv() => 15,
+            _ = hup.recv() => 1,
+            _ = int.recv() => 2,
+            _ = quit.recv() => 3,
         }
     }
 }
 
+/// What a terminal event source yields: crossterm's `EventStream`, or events a test injects.
+pub trait Events: Stream<Item = io::Result<Event>> + Unpin {}
+
+impl<T: Stream<Item = io::Result<Event>> + Unpin> Events for T {}
+
+/// A backend's error as an IO error.
+pub fn io_error(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
+    io::Error::other(e)
+}
+
 /// What the loop lends an update while it runs.
-pub struct Io<'a> {
-    pub terminal: &'a mut DefaultTerminal,
-    pub events: &'a mut EventStream,
+pub struct Io<'a, B: Backend, E: Events> {
+    pub terminal: &'a mut Terminal<B>,
+    pub events: &'a mut E,
     pub signals: &'a mut Signals,
     /// Input that arrived during the update, applied after it.
     pub pending: &'a mut VecDeque<Input>,
@@ -89,7 +101,12 @@ pub enum Ran {
 }
 
 /// Runs `update(app, msg)` on a blocking thread while serving the terminal and the signals.
-pub async fn update(app: App, msg: Msg, io: Io<'_>) -> io::Result<Ran> {
+pub async fn update<B, E>(app: App, msg: Msg, io: Io<'_, B, E>) -> io::Result<Ran>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    E: Events,
+{
     // What a key typed now will mean once the update is done (`q` after `/` is text).
     let mode = InputMode::of(&app).after(&msg);
     let mut job = tokio::task::spawn_blocking(move || {
@@ -136,38 +153,54 @@ pub async fn update(app: App, msg: Msg, io: Io<'_>) -> io::Result<Ran> {
     }
 }
 
-/// Writes the status line at the bottom of the screen, over whatever the last frame left there.
-fn announce(terminal: &mut DefaultTerminal, elapsed: Duration) -> io::Result<()> {
-    let size = terminal.size()?;
+/// Writes the status line at the bottom of the screen, over whatever the last frame left there
+/// (straight to the backend: the app that would draw a frame is with the update).
+fn announce<B>(terminal: &mut Terminal<B>, elapsed: Duration) -> io::Result<()>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+{
+    let size = terminal.size().map_err(io_error)?;
     let line = status_line(elapsed, usize::from(size.width));
+    let row = size.height.saturating_sub(1);
+    let mut cells = Vec::with_capacity(line.len());
+    let mut x = 0u16;
+    for c in line.chars() {
+        let mut cell = Cell::default();
+        cell.set_char(c)
+            .set_style(Style::new().add_modifier(Modifier::REVERSED));
+        cells.push((x, cell));
+        x = x.saturating_add(1);
+    }
     let out = terminal.backend_mut();
-    queue!(
-        out,
-        MoveTo(0, size.height.saturating_sub(1)),
-        SetAttribute(Attribute::Reverse),
-        Print(line),
-        SetAttribute(Attribute::Reset)
-    )?;
-    out.flush()
+    out.draw(cells.iter().map(|(x, cell)| (*x, row, cell)))
+        .map_err(io_error)?;
+    out.flush().map_err(io_error)
 }
 
 /// After an announced update: draws the next frame with the status line over its last row,
 /// which is what the screen then holds, so that the following frame redraws that row. (Clearing
 /// the terminal instead would ask it for the cursor position, a reply the event stream eats.)
-pub fn settle(terminal: &mut DefaultTerminal, render: impl FnOnce(&mut Frame)) -> io::Result<()> {
-    terminal.draw(|frame| {
-        render(frame);
-        let area = frame.area();
-        let row = Rect::new(
-            0,
-            area.height.saturating_sub(1),
-            area.width,
-            area.height.min(1),
-        );
-        // The text itself does not matter, only that the row differs from the real frame's.
-        let line = status_line(Duration::ZERO, usize::from(area.width));
-        frame.render_widget(Paragraph::new(line).style(Style::new().reversed()), row);
-    })?;
+pub fn settle<B>(terminal: &mut Terminal<B>, render: impl FnOnce(&mut Frame)) -> io::Result<()>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+{
+    terminal
+        .draw(|frame| {
+            render(frame);
+            let area = frame.area();
+            let row = Rect::new(
+                0,
+                area.height.saturating_sub(1),
+                area.width,
+                area.height.min(1),
+            );
+            // The text itself does not matter, only that the row differs from the real frame's.
+            let line = status_line(Duration::ZERO, usize::from(area.width));
+            frame.render_widget(Paragraph::new(line).style(Style::new().reversed()), row);
+        })
+        .map_err(io_error)?;
     Ok(())
 }
 

@@ -14,11 +14,12 @@ use std::collections::VecDeque;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::execute;
 use futures_util::StreamExt;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
+use ratatui::Terminal;
 use tokio::sync::mpsc;
 
 use super::app::{App, Screen};
-use super::busy::{self, Ran, Signals};
+use super::busy::{self, io_error, Events, Ran, Signals};
 use super::input::{self, Input, InputMode};
 use super::jobs::Executor;
 use super::msg::{Effect, Msg};
@@ -75,7 +76,13 @@ pub fn run(start: Start, theme: Theme) -> io::Result<Exit> {
     let mut terminal = ratatui::init();
     let _ = execute!(io::stdout(), EnableMouseCapture);
     let theme = theme.in_background();
-    let result = runtime.block_on(event_loop(&mut terminal, start, &theme, signals));
+    let result = runtime.block_on(event_loop(
+        &mut terminal,
+        start,
+        &theme,
+        signals,
+        EventStream::new(),
+    ));
     restore();
     // Blocking reads (a pipe on stdin) and an update abandoned by `q` must not keep the
     // process alive.
@@ -88,12 +95,20 @@ fn restore() {
     ratatui::restore();
 }
 
-async fn event_loop(
-    terminal: &mut DefaultTerminal,
+/// The inspector's loop on any backend and event source: the terminal's (`run`), or a test
+/// backend and injected events (a headless inspector).
+pub async fn event_loop<B, E>(
+    terminal: &mut Terminal<B>,
     start: Start,
     theme: &Theme,
     mut signals: Signals,
-) -> io::Result<Exit> {
+    mut events: E,
+) -> io::Result<Exit>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    E: Events,
+{
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     // Input that came while an update ran (and a session loaded before the loop): applied
     // before anything new is read, and before the next frame.
@@ -138,7 +153,6 @@ async fn event_loop(
         }
     }
 
-    let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(80));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // The replay's clock: when the last tick was sent (`None` while no replay plays).
@@ -270,10 +284,16 @@ async fn event_loop(
 
 /// Draws, then tells the inspector where its rows went; when that changes the page (the first
 /// frame, a resize), draws again so the selection is placed against the real layout.
-fn draw(terminal: &mut DefaultTerminal, app: &mut App, theme: &Theme) -> io::Result<()> {
+fn draw<B>(terminal: &mut Terminal<B>, app: &mut App, theme: &Theme) -> io::Result<()>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+{
     for _ in 0..2 {
         let mut layout = None;
-        terminal.draw(|frame| layout = views::render_app(frame, app, theme))?;
+        terminal
+            .draw(|frame| layout = views::render_app(frame, app, theme))
+            .map_err(io_error)?;
         let Some(layout) = layout else {
             return Ok(());
         };

@@ -55,6 +55,7 @@ mod summarize_http;
 mod tiktoken_equality;
 mod timeline;
 mod tui;
+mod tui_headless;
 mod tui_loading;
 mod tui_picker;
 mod tui_replay;

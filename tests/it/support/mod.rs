@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod bounded;
+pub mod headless;
 pub mod http_server;
 pub mod lcg;
 pub mod pty;
