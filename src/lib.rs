@@ -2,6 +2,11 @@
 //!
 //! The library is the pure core — session model, format parsers, token counting, tool-call
 //! groups — and the command-line front end in `cli`. Nothing in the core touches a terminal.
+//!
+//! Outside tests nothing unwraps: a failure is an error its caller reports. The exceptions are
+//! named where they stand (constant patterns compiled once, which a test compiles).
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod analysis;
 pub mod cli;

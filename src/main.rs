@@ -1,6 +1,8 @@
 //! The `ctxray` binary: parse arguments, run the command, print an error as one line (none when
 //! stdout was closed by its reader: that ends quietly with exit 0).
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use clap::Parser;
 
 fn main() {

@@ -23,6 +23,10 @@ struct Pretokenizer {
 }
 
 impl Pretokenizer {
+    #[allow(
+        clippy::expect_used,
+        reason = "the encodings' constant patterns; the tests below compile them"
+    )]
     fn new(pats: &[(&str, bool)]) -> Pretokenizer {
         let (pats, lookahead): (Vec<&str>, Vec<bool>) = pats.iter().copied().unzip();
         Pretokenizer {

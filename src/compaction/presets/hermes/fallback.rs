@@ -39,6 +39,10 @@ struct Patterns {
     blocker: Regex,
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "constant patterns, compiled once; the tests below compile them"
+)]
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
