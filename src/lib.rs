@@ -22,6 +22,7 @@ pub mod par;
 pub mod progress;
 pub mod pyrepr;
 pub mod replay;
+pub mod report;
 pub mod secrets;
 pub mod session;
 pub mod summarize;

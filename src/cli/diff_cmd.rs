@@ -174,35 +174,12 @@ pub fn write_text(
             m.seen_chars,
             m.raw_chars
         )?;
-        let mut losses: Vec<String> = Vec::new();
-        if !m.tool_names_lost.is_empty() {
-            losses.push(format!("tools {}", m.tool_names_lost.join(", ")));
-        }
-        if !m.arguments_lost.is_empty() {
-            losses.push(format!(
-                "{}/{} argument values",
-                m.arguments_lost.len(),
-                m.arguments_total
-            ));
-        }
-        if !m.call_ids_lost.is_empty() {
-            losses.push(format!("{} call id(s)", m.call_ids_lost.len()));
-        }
-        let lost_evidence: Vec<_> = m
-            .evidence
-            .iter()
-            .filter(|(_, s)| !s)
-            .map(|(e, _)| crate::text::inline(&e.text))
-            .take(6)
-            .collect();
-        if !lost_evidence.is_empty() {
-            losses.push(format!("evidence {}", lost_evidence.join(" ")));
-        }
-        if !losses.is_empty() {
+        let lost = crate::report::lost::Lost::of(m);
+        if !lost.is_empty() {
             writeln!(
                 out,
                 "       {}",
-                st.paint("31", &format!("lost: {}", losses.join(" · ")))
+                st.paint("31", &format!("lost: {}", lost.line()))
             )?;
         }
     }

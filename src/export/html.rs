@@ -452,30 +452,11 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         } else {
             m.seen_chars as f64 / m.raw_chars as f64
         };
-        let mut lost: Vec<String> = Vec::new();
-        if !m.tool_names_lost.is_empty() {
-            lost.push(format!("tools {}", esc(&m.tool_names_lost.join(", "))));
-        }
-        if !m.arguments_lost.is_empty() {
-            lost.push(format!(
-                "{}/{} argument values",
-                m.arguments_lost.len(),
-                m.arguments_total
-            ));
-        }
-        if !m.call_ids_lost.is_empty() {
-            lost.push(format!("{} call id(s)", m.call_ids_lost.len()));
-        }
-        let gone: Vec<String> = m
-            .evidence
-            .iter()
-            .filter(|(_, s)| !s)
-            .take(6)
-            .map(|(e, _)| format!("<code>{}</code>", esc(&clip(&masked(&e.text), 60))))
-            .collect();
-        if !gone.is_empty() {
-            lost.push(format!("evidence {}", gone.join(", ")));
-        }
+        let lost = crate::report::lost::Lost::of(m).pieces(
+            esc,
+            |f| format!("<code>{}</code>", esc(&clip(&f.text, 60))),
+            ", ",
+        );
         let _ = write!(
             out,
             "<div class=\"dm\" data-message=\"{i}\"><p class=\"head\"><a href=\"#m{i}\">#{i}</a> {} \

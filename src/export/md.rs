@@ -315,30 +315,11 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
         "| # | role | seen | chars seen | lost |\n|--:|---|---|--:|---|"
     );
     for m in &d.messages {
-        let mut lost: Vec<String> = Vec::new();
-        if !m.tool_names_lost.is_empty() {
-            lost.push(format!("tools {}", cell(&m.tool_names_lost.join(", "))));
-        }
-        if !m.arguments_lost.is_empty() {
-            lost.push(format!(
-                "{}/{} argument values",
-                m.arguments_lost.len(),
-                m.arguments_total
-            ));
-        }
-        if !m.call_ids_lost.is_empty() {
-            lost.push(format!("{} call id(s)", m.call_ids_lost.len()));
-        }
-        let gone: Vec<String> = m
-            .evidence
-            .iter()
-            .filter(|(_, s)| !s)
-            .map(|(e, _)| format!("{} {}", e.kind.as_str(), code(&clip(&masked(&e.text), 40))))
-            .take(6)
-            .collect();
-        if !gone.is_empty() {
-            lost.push(format!("evidence {}", gone.join(", ")));
-        }
+        let lost = crate::report::lost::Lost::of(m).pieces(
+            cell,
+            |f| format!("{} {}", f.kind, code(&clip(&f.text, 40))),
+            ", ",
+        );
         let _ = writeln!(
             out,
             "| {} | {} | `{}` | {} / {} | {} |",

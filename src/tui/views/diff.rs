@@ -46,30 +46,10 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
                 theme.fg("dim"),
             ),
         ]));
-        let mut lost: Vec<String> = Vec::new();
-        if !m.tool_names_lost.is_empty() {
-            lost.push(format!("tools {}", m.tool_names_lost.join(", ")));
-        }
-        if !m.arguments_lost.is_empty() {
-            lost.push(format!(
-                "{}/{} arguments",
-                m.arguments_lost.len(),
-                m.arguments_total
-            ));
-        }
-        let evidence: Vec<&str> = m
-            .evidence
-            .iter()
-            .filter(|(_, s)| !s)
-            .map(|(e, _)| e.text.as_str())
-            .take(5)
-            .collect();
-        if !evidence.is_empty() {
-            lost.push(evidence.join(" "));
-        }
+        let lost = crate::report::lost::Lost::of(m);
         if !lost.is_empty() {
             out.push(Line::styled(
-                format!("        lost: {}", lost.join(" · ")),
+                format!("        lost: {}", lost.line()),
                 theme.fg("error"),
             ));
         }

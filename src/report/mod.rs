@@ -1,0 +1,7 @@
+//! The presentation model: what the renderers (text, Markdown, HTML and the inspector) show,
+//! derived once from the core's results, so that each renderer formats the same facts and none
+//! derives them again. Pure: no terminal, no escaping (each renderer escapes for its medium).
+//!
+//! Owns so far: what a summarizer input loses of one message (`lost`).
+
+pub mod lost;
