@@ -148,10 +148,17 @@ mod tests {
     fn every_loss_in_order_facts_masked_and_capped() {
         let lost = Lost::of(&message());
         assert_eq!(lost.tools, ["Glob", "Read"]);
-        assert_eq!((lost.arguments, lost.arguments_total, lost.call_ids), (2, 5, 1));
+        assert_eq!(
+            (lost.arguments, lost.arguments_total, lost.call_ids),
+            (2, 5, 1)
+        );
         // Eight facts are lost (one is seen): the first six are shown, the key masked.
         assert_eq!(lost.facts.len(), FACTS_SHOWN);
-        assert!(!lost.facts[0].text.contains("sk-proj"), "{:?}", lost.facts[0]);
+        assert!(
+            !lost.facts[0].text.contains("sk-proj"),
+            "{:?}",
+            lost.facts[0]
+        );
         assert!(lost.facts[0].text.contains("REDACTED"));
         assert_eq!(lost.facts[1].text, "/src/file2.rs");
         let line = lost.line();
@@ -168,6 +175,10 @@ mod tests {
         let lost = Lost::of(&message());
         let pieces = lost.pieces(|s| s.to_uppercase(), |f| format!("<{}>", f.kind), ", ");
         assert_eq!(pieces[0], "tools GLOB, READ");
-        assert!(pieces[3].starts_with("evidence <path>, <path>"), "{}", pieces[3]);
+        assert!(
+            pieces[3].starts_with("evidence <path>, <path>"),
+            "{}",
+            pieces[3]
+        );
     }
 }

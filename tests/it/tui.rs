@@ -561,6 +561,38 @@ fn c_compacts_c_again_compacts_the_result_and_esc_walks_back() {
     assert!(idle.notice.as_deref().unwrap().contains("does not fire"));
 }
 
+#[test]
+fn a_compaction_carried_out_apart_can_be_cancelled_and_its_late_result_is_dropped() {
+    use ctxray::tui::jobs::{Kind, Work};
+    use ctxray::tui::update::update as apply;
+    let mut s = demo(Some("custom"), &["trigger_tokens=1000", "keep_last=6"]);
+    let before = s.len();
+    let (job, sent) = only_job(apply(&mut s, Msg::Compact));
+    assert!(matches!(job.work, Work::Compact { .. }));
+    assert!(screen(&s, 150, 40).contains("compacting (offline)… Esc cancels"));
+    // A second `c` while it runs does not ask again.
+    assert!(apply(&mut s, Msg::Compact).is_empty());
+    assert!(s.notice.as_deref().unwrap().contains("still compacting"));
+    // Esc cancels: the job is stopped, the history stays, and its result is dropped.
+    assert_eq!(
+        apply(&mut s, Msg::Back),
+        vec![Effect::Cancel(Kind::Compact)]
+    );
+    assert!(s.notice.as_deref().unwrap().contains("cancelled"));
+    for msg in sent {
+        apply(&mut s, msg);
+    }
+    assert!(s.compaction.is_none());
+    assert_eq!(s.len(), before);
+    // Asked again, its result is shown.
+    let (_, sent) = only_job(apply(&mut s, Msg::Compact));
+    for msg in sent {
+        let effects = apply(&mut s, msg);
+        ctxray::tui::jobs::settle(&mut s, effects);
+    }
+    assert_eq!(s.compaction.as_ref().map(|c| c.generation), Some(1));
+}
+
 /// The single job among `effects` (it must be one), with the message its run sends first.
 fn only_job(effects: Vec<Effect>) -> (ctxray::tui::jobs::Job, Vec<Msg>) {
     let jobs: Vec<_> = effects

@@ -43,14 +43,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             theme.fg("info"),
         ));
     }
-    if let Some((summarizer, _)) = &state.compacting {
-        title.spans.push(Span::styled(
-            format!(" · compacting ({summarizer})… Esc cancels"),
-            theme.fg("info"),
-        ));
-    }
     let mut lines = vec![title, gauge];
-    if let Some((preset, ..)) = &state.planning {
+    if let (Some((summarizer, _)), Some(plan)) = (&state.compacting, &state.plan) {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {}: ", plan.preset), theme.fg("threshold")),
+            Span::styled(
+                format!("compacting ({summarizer})… Esc cancels"),
+                theme.fg("info"),
+            ),
+        ]));
+    } else if let Some((preset, ..)) = &state.planning {
         let shown = match &state.plan {
             Some(p) if p.preset != preset.as_str() => format!(" · showing {} meanwhile", p.preset),
             Some(_) => " · showing the last plan meanwhile".into(),
