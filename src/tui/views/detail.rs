@@ -32,7 +32,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     let lines = match state.detail_mode {
         DetailMode::Summarizer => super::summarizer::lines(state, theme),
-        DetailMode::Diff => super::diff::lines(state, theme),
+        DetailMode::Diff => super::diff::lines(state, theme, area.width),
         DetailMode::Result => super::result::lines(state, theme),
         DetailMode::Timeline => return super::timeline::render(frame, area, state, theme),
         DetailMode::Message => match state.analysis.session.messages.get(state.selected) {

@@ -9,7 +9,39 @@ use crate::tui::theme::Theme;
 
 const BAR: usize = 20;
 
-pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
+/// Where a loss starts, under the message's role.
+const LOST_INDENT: usize = 8;
+
+/// `text` indented by `indent` and cut into rows of at most `width` columns at spaces, each row
+/// after the first indented by `indent` plus the width of its first word (`lost: `), or less
+/// for a word that would not fit so indented. A word wider than the row is left whole for the
+/// pane to wrap.
+fn hang(text: &str, indent: usize, width: usize) -> Vec<String> {
+    let cols = |s: &str| Span::raw(s).width();
+    let first = text.split(' ').next().map_or(0, |w| cols(w) + 1);
+    let mut rows = Vec::new();
+    let mut row = " ".repeat(indent);
+    let mut empty = true;
+    for word in text.split(' ') {
+        let fits = cols(&row) + usize::from(!empty) + cols(word) <= width;
+        if !empty && !fits {
+            let under = (indent + first).min(width.saturating_sub(cols(word)));
+            rows.push(std::mem::replace(&mut row, " ".repeat(under)));
+            empty = true;
+        }
+        if !empty {
+            row.push(' ');
+        }
+        row.push_str(word);
+        empty = false;
+    }
+    rows.push(row);
+    rows
+}
+
+/// The lines of the diff view for a pane `width` columns wide (a loss that does not fit goes on
+/// under itself, not under the message numbers).
+pub fn lines<'a>(state: &AppState, theme: &Theme, width: u16) -> Vec<Line<'a>> {
     let (Some(plan), Some(d)) = (&state.plan, &state.diff) else {
         let why = match &state.plan {
             Some(_) => " comparing the summarized range with the summarizer input…",
@@ -48,10 +80,10 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
         ]));
         let lost = crate::report::lost::Lost::of(m);
         if !lost.is_empty() {
-            out.push(Line::styled(
-                format!("        lost: {}", lost.line()),
-                theme.fg("error"),
-            ));
+            let text = format!("lost: {}", lost.line());
+            for row in hang(&text, LOST_INDENT, usize::from(width)) {
+                out.push(Line::styled(row, theme.fg("error")));
+            }
         }
     }
     out.push(Line::raw(""));
@@ -70,4 +102,33 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
         ]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hang;
+
+    #[test]
+    fn a_long_loss_goes_on_under_itself() {
+        let rows = hang(
+            "lost: tools Glob · 4/4 argument values · evidence ./a/b",
+            8,
+            30,
+        );
+        assert_eq!(
+            rows,
+            [
+                "        lost: tools Glob · 4/4",
+                "              argument values",
+                "              · evidence ./a/b",
+            ]
+        );
+        assert!(rows.iter().all(|r| r.chars().count() <= 30));
+        assert_eq!(hang("lost: x", 8, 80), ["        lost: x"]);
+        // A word too wide for the hanging indent moves left rather than wrapping.
+        assert_eq!(
+            hang("lost: a /a/very/long/path.rs", 8, 24),
+            ["        lost: a", "    /a/very/long/path.rs"]
+        );
+    }
 }
