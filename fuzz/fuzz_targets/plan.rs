@@ -5,7 +5,7 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_bytes;
-use ctxray::session::Format;
+use ctxray::formats::registry::FORMATS;
 use ctxray::tokens::Registry;
 use libfuzzer_sys::fuzz_target;
 
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, body)) = data.split_first() else {
         return;
     };
-    let from = Format::ALL.get(pick as usize).copied();
+    let from = FORMATS.get(pick as usize).map(|f| f.format());
     let Ok(session) = load_bytes(body.to_vec(), None, "fuzz", from) else {
         return;
     };

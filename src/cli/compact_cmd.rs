@@ -29,9 +29,9 @@ pub fn written(
 ) -> anyhow::Result<(Vec<u8>, String)> {
     let source = before.session.format;
     let target = to.unwrap_or(match (source, input) {
-        (Format::ClaudeCode, Some(path)) if path.is_file() => Format::ClaudeCode,
+        (Format::CLAUDE_CODE, Some(path)) if path.is_file() => Format::CLAUDE_CODE,
         _ if done.history_format == Some(source) => source,
-        _ => Format::OpenAiChat,
+        _ => Format::OPENAI_CHAT,
     });
     let (bytes, masked, what) = if Some(target) == done.history_format {
         let doc = done.persisted.as_ref().unwrap_or(&done.history);
@@ -42,8 +42,8 @@ pub fn written(
             masked,
             format!("{} as the framework persists it", target.name()),
         )
-    } else if target == Format::ClaudeCode
-        && source == Format::ClaudeCode
+    } else if target == Format::CLAUDE_CODE
+        && source == Format::CLAUDE_CODE
         && input.is_some_and(|p| p.is_file())
     {
         // Another framework's history, kept in Claude Code's own lines: the plan's kept
@@ -57,7 +57,7 @@ pub fn written(
         let (bytes, masked) =
             crate::write::claude_code::to_jsonl(&original, &spliced, before.total_tokens());
         (bytes, masked, "claude-code JSONL".to_string())
-    } else if target == Format::OpenAiChat {
+    } else if target == Format::OPENAI_CHAT {
         let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
         let mut bytes = serde_json::to_vec_pretty(&doc)?;
         bytes.push(b'\n');
@@ -67,7 +67,7 @@ pub fn written(
             "--to {}: this compaction is written as openai-chat{}",
             target.name(),
             done.history_format
-                .filter(|f| *f != Format::OpenAiChat)
+                .filter(|f| *f != Format::OPENAI_CHAT)
                 .map(|f| format!(" or {}", f.name()))
                 .unwrap_or_default()
         );

@@ -3,20 +3,19 @@
 use std::io::Write;
 
 use super::OutputFormat;
-use crate::session::Format;
 
 pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     if output == OutputFormat::Json {
-        let list: Vec<serde_json::Value> = Format::ALL
+        let list: Vec<serde_json::Value> = crate::formats::registry::FORMATS
             .iter()
-            .map(|f| serde_json::json!({"name": f.name(), "description": f.description()}))
+            .map(|f| serde_json::json!({"name": f.format().name(), "description": f.description()}))
             .collect();
         serde_json::to_writer_pretty(&mut out, &list)?;
         writeln!(out)?;
     } else {
-        for f in Format::ALL {
-            writeln!(out, "{:<18} {}", f.name(), f.description())?;
+        for f in crate::formats::registry::FORMATS {
+            writeln!(out, "{:<18} {}", f.format().name(), f.description())?;
         }
     }
     Ok(0)

@@ -171,7 +171,7 @@ pub fn generic(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
     After {
         session,
         history,
-        format: Some(Format::OpenAiChat),
+        format: Some(Format::OPENAI_CHAT),
         persisted: None,
         carried: None,
     }
@@ -187,7 +187,7 @@ pub fn unchanged(session: &Session) -> After {
             return After {
                 session: session.clone(),
                 history: chat_dicts(session),
-                format: Some(Format::OpenAiChat),
+                format: Some(Format::OPENAI_CHAT),
                 persisted: None,
                 carried: None,
             };
@@ -202,7 +202,7 @@ pub fn unchanged(session: &Session) -> After {
                 return After {
                     session: session.clone(),
                     history: chat_dicts(session),
-                    format: Some(Format::OpenAiChat),
+                    format: Some(Format::OPENAI_CHAT),
                     persisted: None,
                     carried: None,
                 }
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn a_history_read_back_keeps_the_base_identity_and_its_own_records() {
-        let mut base = Session::new(Format::OpenAiChat, "in.json", Default::default());
+        let mut base = Session::new(Format::OPENAI_CHAT, "in.json", Default::default());
         base.id = Some("s-1".into());
         base.model = Some("gpt-4o".into());
         let mut m = Message::new(Role::User, 0);
@@ -240,7 +240,7 @@ mod tests {
             {"role": "system", "content": "be brief"},
             {"role": "user", "content": "hello"}
         ]);
-        let after = from_history(&base, history.clone(), Format::OpenAiChat).unwrap();
+        let after = from_history(&base, history.clone(), Format::OPENAI_CHAT).unwrap();
         assert_eq!(after.history, history);
         assert_eq!(after.session.source.path, "in.json");
         assert_eq!(after.session.id.as_deref(), Some("s-1"));
@@ -257,7 +257,7 @@ mod tests {
     /// as a file: the same messages, and each one's raw record the same bytes.
     #[test]
     fn a_history_read_from_its_values_equals_the_history_loaded_from_its_bytes() {
-        let base = Session::new(Format::OpenAiChat, "in.json", Default::default());
+        let base = Session::new(Format::OPENAI_CHAT, "in.json", Default::default());
         let history = serde_json::json!([
             {"role": "system", "content": "be brief ] [ \" \\ {"},
             {"role": "user", "content": "caf\u{e9} \u{1F600}", "name": "x"},
@@ -268,8 +268,8 @@ mod tests {
         ]);
         let bytes = serde_json::to_vec(&history).unwrap();
         let loaded =
-            crate::formats::load_bytes(bytes, None, "in.json", Some(Format::OpenAiChat)).unwrap();
-        let after = from_history(&base, history.clone(), Format::OpenAiChat).unwrap();
+            crate::formats::load_bytes(bytes, None, "in.json", Some(Format::OPENAI_CHAT)).unwrap();
+        let after = from_history(&base, history.clone(), Format::OPENAI_CHAT).unwrap();
         assert_eq!(after.history, history);
         assert_eq!(
             format!("{:?}", after.session.messages),
@@ -284,8 +284,8 @@ mod tests {
 
     #[test]
     fn a_history_that_is_no_session_is_an_error_not_a_panic() {
-        let base = Session::new(Format::OpenAiChat, "in.json", Default::default());
-        let err = from_history(&base, serde_json::json!({"x": 1}), Format::OpenAiChat);
+        let base = Session::new(Format::OPENAI_CHAT, "in.json", Default::default());
+        let err = from_history(&base, serde_json::json!({"x": 1}), Format::OPENAI_CHAT);
         assert!(err.is_err());
     }
 }

@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn quotes_goals_tools_outcomes_files_errors_and_the_last_word() {
-        let mut s = Session::new(crate::session::Format::OpenAiChat, "t", Default::default());
+        let mut s = Session::new(crate::session::Format::OPENAI_CHAT, "t", Default::default());
         s.messages = vec![
             message(
                 Role::User,

@@ -234,7 +234,7 @@ mod tests {
     }
 
     fn session(messages: Vec<(Role, Vec<Part>)>) -> Session {
-        let mut s = Session::new(Format::OpenAiChat, "t", Arc::new(Vec::new()));
+        let mut s = Session::new(Format::OPENAI_CHAT, "t", Arc::new(Vec::new()));
         for (i, (role, parts)) in messages.into_iter().enumerate() {
             let mut m = Message::new(role, i);
             m.parts = parts;

@@ -176,7 +176,7 @@ proptest! {
         picks in proptest::collection::vec((0..40usize, 0..400usize, prop_oneof![Just(1usize), Just(2), Just(20)]), 0..8),
     ) {
         let input = input_of(&messages, &picks);
-        let mut session = Session::new(Format::OpenAiChat, "t", Default::default());
+        let mut session = Session::new(Format::OPENAI_CHAT, "t", Default::default());
         session.messages = messages;
         let indices: Vec<usize> = (0..session.messages.len()).collect();
         let d = diff_range(&session, &indices, &TextIndex::new(input.clone()));

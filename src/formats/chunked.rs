@@ -20,7 +20,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::common::{Chunk, Doc, Item, Loaded};
-use super::{claude_code, codex, detect, LoadError};
+use super::stream::LineReader;
+use super::{detect, registry, LoadError};
 use crate::limits::Limits;
 use crate::progress::Progress;
 use crate::session::{Format, RecordSource, Session};
@@ -93,11 +94,9 @@ pub fn load_in(
         Doc::Lines(lines) if lines.len() >= 2 => count_lines(&head.buffer),
         _ => 0,
     };
-    let reader = match format {
-        _ if lines_in_head == 0 => None,
-        Format::ClaudeCode => Some(Reader::ClaudeCode(Box::new(claude_code::open(&head)))),
-        Format::Codex => codex::open(&head).ok().map(|r| Reader::Codex(Box::new(r))),
-        _ => None,
+    let reader = match lines_in_head {
+        0 => None,
+        _ => registry::of(format).lines(&head).and_then(Result::ok),
     };
     let Some(mut reader) = reader else {
         let mut bytes = unshared(head);
@@ -128,7 +127,7 @@ pub fn load_in(
         let lines = count_lines(&pending) + usize::from(eof && !pending.ends_with(b"\n"));
         let taken = pending.len();
         let chunk = Chunk::check(pending, at.line, at.offset, &shown, limits.line)?;
-        reader.take(&chunk);
+        take(reader.as_mut(), &chunk);
         at.line += lines;
         at.offset += taken;
         pending = carry;
@@ -140,7 +139,8 @@ pub fn load_in(
         // The lines read differently once all were seen: read the file again, whole.
         return super::load_path_within(path, from, limits).map(|s| keep.whole(s));
     }
-    let session = reader.finish(Some(path));
+    let mut session = reader.finish(Some(path));
+    session.renumber();
     if keep == Bytes::Released {
         return Ok(released(session));
     }
@@ -201,45 +201,13 @@ struct Position {
     offset: usize,
 }
 
-enum Reader {
-    ClaudeCode(Box<claude_code::Reader>),
-    Codex(Box<codex::Rollout>),
-}
-
-impl Reader {
-    fn take(&mut self, chunk: &Chunk) {
-        match self {
-            Reader::ClaudeCode(r) => chunk.each_line(|item: Item| r.feed(&item)),
-            Reader::Codex(r) => chunk.each_line(|item: Item| r.line(&item)),
-        }
-        let source = &mut self.session_mut().source;
-        source.records += chunk.record_count();
-        source.skipped.extend(chunk.skipped().iter().cloned());
-        source.record_indices.extend(chunk.record_indices());
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        match self {
-            Reader::ClaudeCode(r) => r.session_mut(),
-            Reader::Codex(r) => r.session_mut(),
-        }
-    }
-
-    fn consistent(&self) -> bool {
-        match self {
-            Reader::ClaudeCode(r) => r.consistent(),
-            Reader::Codex(r) => r.consistent(),
-        }
-    }
-
-    fn finish(self, path: Option<&Path>) -> Session {
-        let mut session = match self {
-            Reader::ClaudeCode(r) => r.finish(path),
-            Reader::Codex(r) => r.finish(),
-        };
-        session.renumber();
-        session
-    }
+/// Takes a chunk's records, and its bookkeeping, into the session being read.
+fn take(reader: &mut dyn LineReader, chunk: &Chunk) {
+    chunk.each_line(|item: Item| reader.feed(&item));
+    let source = &mut reader.session_mut().source;
+    source.records += chunk.record_count();
+    source.skipped.extend(chunk.skipped().iter().cloned());
+    source.record_indices.extend(chunk.record_indices());
 }
 
 /// Where the first chunk is cut: after its last newline, when its first line is a JSON

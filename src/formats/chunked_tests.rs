@@ -129,7 +129,7 @@ fn every_claude_code_and_codex_file_reads_the_same_in_chunks() {
         let line_by_line = Loaded::new(bytes, None, "x")
             .ok()
             .and_then(|l| detect::detect(&l).ok())
-            .is_some_and(|f| matches!(f, Format::ClaudeCode | Format::Codex));
+            .is_some_and(|f| matches!(f, Format::CLAUDE_CODE | Format::CODEX));
         if line_by_line {
             assert_same(&file, &Limits::default());
             checked += 1;

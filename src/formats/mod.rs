@@ -1,8 +1,10 @@
 //! Reading sessions: detection, and one parser per format.
 //!
-//! Owns: turning bytes on disk (a file, a directory, stdin) into a `Session`. Each format's file
-//! knows its own quirks and nothing else; `detect` decides which one applies from the content,
-//! never from the file name. Nothing here counts tokens or knows about compaction or terminals.
+//! Owns: turning bytes on disk (a file, a directory, stdin) into a `Session`. Each format's
+//! module knows its own quirks and nothing else, and tells the rest of ctxray what it is
+//! through `registry::SessionFormat`; `registry::FORMATS` lists them once. `detect` decides
+//! which one applies from the content, never from the file name. Nothing here counts tokens or
+//! knows about compaction or terminals.
 
 pub mod chunked;
 #[cfg(test)]
@@ -10,6 +12,7 @@ mod chunked_tests;
 pub mod common;
 pub mod detect;
 pub mod image;
+pub mod registry;
 pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
@@ -135,8 +138,11 @@ pub fn load_bytes_within(
 
 fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
     let shown = path.display().to_string();
-    if from.is_none() || from == Some(Format::OpenHands) {
-        if let Some(session) = openhands::load_dir(path)? {
+    for format in registry::FORMATS {
+        if from.is_some_and(|f| f != format.format()) {
+            continue;
+        }
+        if let Some(session) = format.load_dir(path)? {
             return Ok(session);
         }
     }
@@ -148,20 +154,7 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
 
 /// Parses already-loaded bytes as the given format.
 pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = match format {
-        Format::ClaudeCode => claude_code::parse(loaded),
-        Format::Codex => codex::parse(loaded),
-        Format::OpenHands => openhands::parse(loaded),
-        Format::OpenHandsV0 => openhands_v0::parse(loaded),
-        Format::OpenAiChat => openai_chat::parse(loaded),
-        Format::OpenAiResponses => openai_responses::parse(loaded),
-        Format::Anthropic => anthropic::parse(loaded),
-        Format::PydanticAi => pydantic_ai::parse(loaded),
-        Format::LangChain => langchain::parse(loaded),
-        Format::AgentFramework => agent_framework::parse(loaded),
-        Format::InspectAi => inspect_ai::parse(loaded),
-        Format::GeminiCli => gemini_cli::parse(loaded),
-    }?;
+    let mut session = registry::of(format).parse(loaded)?;
     session.renumber();
     Ok(session)
 }

@@ -1,8 +1,8 @@
 //! A JSON Lines session that goes on taking lines after it was read, so that a growing file is
 //! followed without being parsed again.
 //!
-//! Owns: keeping open the parsers of the formats that read one line at a time (Claude Code,
-//! Codex) between batches of new lines, bringing the session's source bookkeeping (records,
+//! Owns: the [`LineReader`] a format that reads one line at a time gives (Claude Code, Codex),
+//! keeping it open between batches of new lines, bringing the session's source bookkeeping (records,
 //! skipped lines, buffer) along, saying which messages changed, and saying when new lines
 //! change how earlier ones read (the caller then reads the whole source again). What a line
 //! means stays the format parsers' business: a session fed line by line is the session the
@@ -11,19 +11,35 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::path::Path;
+
 use super::common::{Doc, Item, Loaded, Record};
-use super::{claude_code, codex, LoadError};
+use super::{registry, LoadError};
 use crate::session::{Format, Session, Skipped};
+
+/// A format's parser kept open: it takes JSON Lines records one at a time, and the session of
+/// the records taken so far equals the batch parse of the same lines.
+pub trait LineReader: Send {
+    /// Takes the next record.
+    fn feed(&mut self, item: &Item);
+    /// Whether the records taken so far read as this reader reads them; when not, the source
+    /// must be read again whole.
+    fn consistent(&self) -> bool;
+    fn session(&self) -> &Session;
+    fn session_mut(&mut self) -> &mut Session;
+    /// The lowest message changed in place since the last call.
+    fn take_touched(&mut self) -> Option<usize>;
+    /// Makes the session whole as of the records taken (children, buffer), all pointing into
+    /// `buffer`, the source so far; `path` is the source's file.
+    fn settle(&mut self, path: Option<&Path>, buffer: &Arc<Vec<u8>>);
+    /// The session of every record taken.
+    fn finish(self: Box<Self>, path: Option<&Path>) -> Session;
+}
 
 /// A session kept open for more lines.
 pub struct Stream {
-    reader: Reader,
+    reader: Box<dyn LineReader>,
     path: Option<PathBuf>,
-}
-
-enum Reader {
-    ClaudeCode(Box<claude_code::Reader>),
-    Codex(Box<codex::Rollout>),
 }
 
 /// What feeding new lines did.
@@ -42,13 +58,9 @@ impl Stream {
         if !matches!(loaded.doc, Doc::Lines(_)) {
             return None;
         }
-        let reader = match format {
-            Format::ClaudeCode => Reader::ClaudeCode(Box::new(claude_code::open(loaded))),
-            Format::Codex => match codex::open(loaded) {
-                Ok(r) => Reader::Codex(Box::new(r)),
-                Err(e) => return Some(Err(e)),
-            },
-            _ => return None,
+        let reader = match registry::of(format).lines(loaded)? {
+            Ok(reader) => reader,
+            Err(e) => return Some(Err(e)),
         };
         let mut stream = Stream {
             reader,
@@ -60,17 +72,11 @@ impl Stream {
     }
 
     pub fn session(&self) -> &Session {
-        match &self.reader {
-            Reader::ClaudeCode(r) => r.session(),
-            Reader::Codex(r) => r.session(),
-        }
+        self.reader.session()
     }
 
     fn session_mut(&mut self) -> &mut Session {
-        match &mut self.reader {
-            Reader::ClaudeCode(r) => r.session_mut(),
-            Reader::Codex(r) => r.session_mut(),
-        }
+        self.reader.session_mut()
     }
 
     /// Takes the lines that followed: `records` and `skipped` in line order, all after the
@@ -83,16 +89,9 @@ impl Stream {
                 range: Some((record.range.start, record.range.end)),
                 value: &record.value,
             };
-            match &mut self.reader {
-                Reader::ClaudeCode(r) => r.feed(&item),
-                Reader::Codex(r) => r.line(&item),
-            }
+            self.reader.feed(&item);
         }
-        let consistent = match &self.reader {
-            Reader::ClaudeCode(r) => r.consistent(),
-            Reader::Codex(r) => r.consistent(),
-        };
-        if !consistent {
+        if !self.reader.consistent() {
             return Fed::Restart;
         }
         let source = &mut self.session_mut().source;
@@ -108,18 +107,12 @@ impl Stream {
     }
 
     fn take_touched(&mut self) -> Option<usize> {
-        match &mut self.reader {
-            Reader::ClaudeCode(r) => r.take_touched(),
-            Reader::Codex(r) => r.take_touched(),
-        }
+        self.reader.take_touched()
     }
 
     /// Makes the session whole as of the lines read: children, buffer, message numbers.
     fn settle(&mut self, buffer: &Arc<Vec<u8>>) {
-        match &mut self.reader {
-            Reader::ClaudeCode(r) => r.settle(self.path.as_deref(), buffer),
-            Reader::Codex(r) => r.session_mut().buffer = Arc::clone(buffer),
-        }
+        self.reader.settle(self.path.as_deref(), buffer);
         self.session_mut().renumber();
     }
 }
@@ -214,7 +207,7 @@ mod tests {
                 let Ok(format) = detect::detect(&loaded) else {
                     continue;
                 };
-                if matches!(format, Format::ClaudeCode | Format::Codex)
+                if matches!(format, Format::CLAUDE_CODE | Format::CODEX)
                     && matches!(loaded.doc, Doc::Lines(ref l) if l.len() > 2)
                 {
                     check_prefixes(&bytes, &file.display().to_string());

@@ -164,7 +164,7 @@ fn claude(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found
         for file in walker.list(&project.path) {
             let name = file.name();
             if file.is_file() && name.ends_with(".jsonl") && !name.starts_with("agent-") {
-                push_file(walker, limits, file, Format::ClaudeCode, out);
+                push_file(walker, limits, file, Format::CLAUDE_CODE, out);
             }
         }
     }
@@ -174,11 +174,11 @@ fn claude(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found
 fn codex(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found>) {
     let rollout = |n: &str| n.starts_with("rollout-") && n.ends_with(".jsonl");
     for file in walker.files_under(&root.join("sessions"), &rollout) {
-        push_file(walker, limits, file, Format::Codex, out);
+        push_file(walker, limits, file, Format::CODEX, out);
     }
     for file in walker.list(&root.join("archived_sessions")) {
         if file.is_file() && file.name().ends_with(".jsonl") {
-            push_file(walker, limits, file, Format::Codex, out);
+            push_file(walker, limits, file, Format::CODEX, out);
         }
     }
 }
@@ -193,7 +193,7 @@ fn openhands(walker: &mut Walker, root: &Path, out: &mut Vec<Found>) {
             if let Some(c) = openhands::conversation(walker, &dir) {
                 out.push(Found {
                     path: dir.path,
-                    tool: Format::OpenHands,
+                    tool: Format::OPENHANDS,
                     size_bytes: c.size,
                     modified: c.modified,
                     title: c.title,
@@ -210,13 +210,13 @@ fn gemini(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found
         for file in walker.list(&project.path) {
             let name = file.name();
             if file.is_file() && name.starts_with("checkpoint-") && name.ends_with(".json") {
-                push_file(walker, limits, file, Format::GeminiCli, out);
+                push_file(walker, limits, file, Format::GEMINI_CLI, out);
             }
         }
         for file in walker.list(&project.path.join("chats")) {
             let name = file.name();
             if file.is_file() && (name.ends_with(".jsonl") || name.ends_with(".json")) {
-                push_file(walker, limits, file, Format::GeminiCli, out);
+                push_file(walker, limits, file, Format::GEMINI_CLI, out);
             }
         }
     }
@@ -252,9 +252,9 @@ fn push_file(
 
 fn scan_bytes(tool: Format, name: &str, bytes: &[u8], whole: bool) -> Scan {
     match tool {
-        Format::ClaudeCode => scan::claude(bytes, whole),
-        Format::Codex => scan::codex(bytes, whole),
-        Format::GeminiCli => match name.strip_prefix("checkpoint-") {
+        Format::CLAUDE_CODE => scan::claude(bytes, whole),
+        Format::CODEX => scan::codex(bytes, whole),
+        Format::GEMINI_CLI => match name.strip_prefix("checkpoint-") {
             Some(tag) => gemini::checkpoint(bytes, whole, tag.trim_end_matches(".json")),
             None if name.ends_with(".jsonl") => gemini::recording(bytes, whole),
             None => gemini::legacy(bytes, whole),

@@ -45,15 +45,12 @@ pub fn document_bytes(
     format: crate::session::Format,
 ) -> serde_json::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    match (format, doc) {
-        (
-            crate::session::Format::OpenHands
-            | crate::session::Format::Codex
-            | crate::session::Format::ClaudeCode,
-            serde_json::Value::Array(events),
-        ) => {
-            for e in events {
-                serde_json::to_writer(&mut bytes, e)?;
+    match doc {
+        serde_json::Value::Array(records)
+            if crate::formats::registry::of(format).writes_lines() =>
+        {
+            for r in records {
+                serde_json::to_writer(&mut bytes, r)?;
                 bytes.push(b'\n');
             }
         }

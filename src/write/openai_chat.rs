@@ -114,7 +114,7 @@ mod tests {
         let (json, _) = to_json(&s);
         let bytes = serde_json::to_vec_pretty(&json).unwrap();
         let back = crate::formats::load_bytes(bytes, None, "out.json", None).unwrap();
-        assert_eq!(back.format, crate::session::Format::OpenAiChat);
+        assert_eq!(back.format, crate::session::Format::OPENAI_CHAT);
         let calls = |s: &Session| -> Vec<(String, String)> {
             s.messages
                 .iter()
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn secrets_are_masked_and_counted() {
-        let mut s = Session::new(crate::session::Format::OpenAiChat, "t", Default::default());
+        let mut s = Session::new(crate::session::Format::OPENAI_CHAT, "t", Default::default());
         let mut m = crate::session::Message::new(Role::User, 0);
         m.parts.push(Part::Text {
             text: "key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD here".into(),

@@ -86,7 +86,7 @@ fn another_format_compacts_into_agent_framework_records() {
     let plan = preset::run(p, &input, &["keep_last_groups=2".to_string()]).unwrap();
     assert!(plan.trigger.fired);
     let after = p.compacted(&input, &plan, None);
-    assert_eq!(after.format, Some(Format::AgentFramework));
+    assert_eq!(after.format, Some(Format::AGENT_FRAMEWORK));
     let records = after.history.as_array().unwrap();
     assert!(records.iter().all(|r| r["type"] == "message"));
     let excluded = records
@@ -134,7 +134,7 @@ fn a_stored_history_plans_alike_natively_and_through_the_common_model() {
         )
         .unwrap();
         let mut common = native.clone();
-        common.format = Format::OpenAiChat;
+        common.format = Format::OPENAI_CHAT;
         for m in &mut common.messages {
             m.raw = None;
         }
@@ -201,7 +201,7 @@ fn replay_carries_the_excluded_messages_natively_and_through_the_common_model() 
     let (af, chat) = conversation(7);
     let (f1, native) = replayed(&af, "agent-framework-sliding", &["keep_last_groups=3"]);
     let (f2, common) = replayed(&chat, "agent-framework-sliding", &["keep_last_groups=3"]);
-    assert_eq!((f1, f2), (Format::AgentFramework, Format::OpenAiChat));
+    assert_eq!((f1, f2), (Format::AGENT_FRAMEWORK, Format::OPENAI_CHAT));
     for r in [&native, &common] {
         assert!(r.compactions.len() >= 5, "{}", r.compactions.len());
         let values: Vec<u64> = r.steps.iter().map(|s| s.value).collect();

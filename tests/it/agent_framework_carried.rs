@@ -278,7 +278,7 @@ fn carried_plans_equal_full_plans_on_awkward_agent_framework_records() {
         let path = dir.path().join(format!("af-{seed}.json"));
         std::fs::write(&path, awkward_records(seed, 120).to_string()).unwrap();
         let a = analyse(&path);
-        assert_eq!(a.session.format, Format::AgentFramework);
+        assert_eq!(a.session.format, Format::AGENT_FRAMEWORK);
         fired += check(&format!("awkward agent framework seed {seed}"), &a);
     }
     assert!(fired > 10, "only {fired} compactions");

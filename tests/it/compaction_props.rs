@@ -299,7 +299,7 @@ fn every_preset_keeps_its_invariants() {
     };
     let result = TestRunner::new(config).run(&strategy, |(system, turns, window, keep)| {
         let bytes = to_chat(system, &turns);
-        let session = load_bytes(bytes, None, "generated.json", Some(Format::OpenAiChat))
+        let session = load_bytes(bytes, None, "generated.json", Some(Format::OPENAI_CHAT))
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let options = Options {
             window: Some(window),
@@ -409,7 +409,7 @@ fn custom_keeps_interleaved_groups_whole() {
     let result =
         TestRunner::new(config).run(&strategy, |(system, turns, keep_last, keep_first)| {
             let bytes = to_chat(system, &turns);
-            let session = load_bytes(bytes, None, "generated.json", Some(Format::OpenAiChat))
+            let session = load_bytes(bytes, None, "generated.json", Some(Format::OPENAI_CHAT))
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             let analysis = Analysis::new(session, &registry, &Options::default());
             let input = PlanInput::new(&analysis);

@@ -69,7 +69,8 @@ fn check(path: &Path, source: &Path, adjust: fn(&mut Value)) -> Option<Result<()
     };
     adjust(&mut want);
     let got = &after.history;
-    if after.format != Some(Format::OpenAiChat) || after.session.messages.len() != want_len(&want) {
+    if after.format != Some(Format::OPENAI_CHAT) || after.session.messages.len() != want_len(&want)
+    {
         return Some(Err(format!(
             "read back as {:?} with {} messages, want {}",
             after.format,

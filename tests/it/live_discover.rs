@@ -270,7 +270,7 @@ fn finds_every_tool_newest_first_with_titles_and_counts() {
     assert_eq!(summary(h, &d), expected);
     assert_eq!(d.skipped, 0);
     let first = &d.found[0];
-    assert_eq!((first.tool, first.modified), (Format::OpenHands, at(70)));
+    assert_eq!((first.tool, first.modified), (Format::OPENHANDS, at(70)));
     let oh_size: u64 = [
         "base_state.json",
         "events/event-00000-e0.json",
@@ -345,7 +345,7 @@ fn overridden_roots_are_searched_instead() {
     let claude: Vec<&Path> = d
         .found
         .iter()
-        .filter(|f| f.tool == Format::ClaudeCode)
+        .filter(|f| f.tool == Format::CLAUDE_CODE)
         .map(|f| f.path.as_path())
         .collect();
     assert_eq!(claude, vec![path.as_path()]);
@@ -453,7 +453,7 @@ fn big_files_get_a_title_from_their_head_but_no_count() {
         (aaaa.title.clone(), aaaa.messages),
         (some("Fix the flaky login test"), None)
     );
-    let codex = d.found.iter().find(|f| f.tool == Format::Codex).unwrap();
+    let codex = d.found.iter().find(|f| f.tool == Format::CODEX).unwrap();
     assert_eq!((codex.title.clone(), codex.messages), (None, None));
 }
 
@@ -565,11 +565,11 @@ fn real_sample_sessions_are_titled_and_counted() {
     assert_eq!(
         got[0],
         (
-            Format::ClaudeCode,
+            Format::CLAUDE_CODE,
             some("Empty Repo Setup: CLAUDE.md Foundation Created"),
             Some(437)
         )
     );
-    assert_eq!((got[1].0, got[1].2), (Format::Codex, Some(346)));
+    assert_eq!((got[1].0, got[1].2), (Format::CODEX, Some(346)));
     assert!(got[1].1.is_some());
 }

@@ -108,7 +108,7 @@ fn check(name: &str, g: &Value, preset_name: &str) -> Vec<String> {
     let a = support::openhands_analysis(name, g);
     let after = compacted(preset_name, &a, g);
     let mut bad = Vec::new();
-    if after.format != Some(Format::OpenHands) {
+    if after.format != Some(Format::OPENHANDS) {
         bad.push(format!("format {:?}", after.format));
     }
     let persisted = after.persisted.as_ref().and_then(Value::as_array);
@@ -139,7 +139,7 @@ fn check(name: &str, g: &Value, preset_name: &str) -> Vec<String> {
         .iter()
         .map(|m| m.id.as_deref().unwrap())
         .collect();
-    if !first_ids.iter().all(|id| ids.contains(id)) || after.session.format != Format::OpenHands {
+    if !first_ids.iter().all(|id| ids.contains(id)) || after.session.format != Format::OPENHANDS {
         bad.push(format!(
             "session does not read back the View: {first_ids:?}"
         ));
@@ -282,7 +282,7 @@ fn a_source_in_another_format_compacts_to_the_same_event_shape() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/openai-chat/completion-log.json");
     let session = load_path(&path, None).unwrap();
-    assert_eq!(session.format, Format::OpenAiChat);
+    assert_eq!(session.format, Format::OPENAI_CHAT);
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
     let p = preset::find("openhands").unwrap();
     let input = PlanInput::new(&a);
@@ -290,7 +290,7 @@ fn a_source_in_another_format_compacts_to_the_same_event_shape() {
     let plan = preset::run(p, &input, &sets).unwrap();
     assert!(plan.trigger.fired, "{}", plan.trigger.reason);
     let after = p.compacted(&input, &plan, Some("the summary"));
-    assert_eq!(after.format, Some(Format::OpenHands));
+    assert_eq!(after.format, Some(Format::OPENHANDS));
     let view = after.history.as_array().unwrap();
     let log = after.persisted.as_ref().unwrap().as_array().unwrap();
     let condensation = log.last().unwrap();

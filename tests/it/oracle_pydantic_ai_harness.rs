@@ -152,7 +152,7 @@ fn check_history(g: &Value, a: &Analysis, plan: &ctxray::compaction::Plan) -> Ve
         serde_json::to_vec(&after.history).unwrap(),
         None,
         "history.json",
-        Some(ctxray::session::Format::PydanticAi),
+        Some(ctxray::session::Format::PYDANTIC_AI),
     )
     .unwrap();
     if reread.messages.len() != after.session.messages.len() {

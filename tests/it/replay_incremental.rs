@@ -278,7 +278,7 @@ fn quick_replay_equals_planning_every_check_on_agent_framework_records() {
         let path = dir.path().join(format!("awkward-af-{seed}.json"));
         std::fs::write(&path, awkward_agent_framework(seed, 150).to_string()).unwrap();
         let a = analyse(&path).unwrap();
-        assert_eq!(a.session.format, ctxray::session::Format::AgentFramework);
+        assert_eq!(a.session.format, ctxray::session::Format::AGENT_FRAMEWORK);
         assert_same(&format!("agent framework seed {seed}"), &a);
     }
 }

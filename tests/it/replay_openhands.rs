@@ -226,7 +226,7 @@ fn before_any_compaction_each_check_measures_the_file_cut_there() {
                 cut.into_bytes(),
                 None,
                 "cut.jsonl",
-                Some(ctxray::session::Format::OpenHands),
+                Some(ctxray::session::Format::OPENHANDS),
             )
             .unwrap();
             let a = Analysis::new(session, &Registry::bundled(), &Options::default());

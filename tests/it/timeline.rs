@@ -344,7 +344,7 @@ fn file_compactions_are_labelled_markers_and_the_exact_line_drops() {
 
 #[test]
 fn tiny_panes_empty_sessions_and_sessions_without_usage_do_not_panic() {
-    let empty = Session::new(Format::OpenAiChat, "empty", Arc::new(Vec::new()));
+    let empty = Session::new(Format::OPENAI_CHAT, "empty", Arc::new(Vec::new()));
     let empty = Analysis::new(empty, &Registry::bundled(), &Options::default());
     let mut states = vec![
         settled(AppState::new(empty, Some("dimos".into()), Vec::new())),

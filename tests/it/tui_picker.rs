@@ -326,7 +326,7 @@ fn enter_opens_each_session_in_the_format_it_was_found_as() {
     assert!(last.ends_with("archived_sessions/rollout-2025-10-21T09-14-02-0199f1c2.jsonl"));
     // The selection follows the filter: the only match is the one opened.
     type_str(&mut s, "auth async");
-    let Some(PickerOutcome::Open(path, Some(Format::GeminiCli))) =
+    let Some(PickerOutcome::Open(path, Some(Format::GEMINI_CLI))) =
         update(&mut s, PickerInput::Enter)
     else {
         panic!("a filtered row opens");
@@ -419,7 +419,7 @@ fn discovering_failed_and_skipped_statuses() {
     let home = fake_home();
     let mut d = discover(&Locations::under_home(home.path()));
     d.skipped = 2;
-    d.found.retain(|f| f.tool == Format::Codex);
+    d.found.retain(|f| f.tool == Format::CODEX);
     let mut s = PickerState::new().with_now(now());
     s.set_discovery(d);
     assert_eq!(
@@ -456,7 +456,7 @@ fn a_new_discovery_keeps_the_filter_and_the_selected_session() {
 fn long_lists_page_scroll_and_click() {
     let template = Found {
         path: PathBuf::new(),
-        tool: Format::ClaudeCode,
+        tool: Format::CLAUDE_CODE,
         size_bytes: 2048,
         modified: ago(90),
         title: None,
@@ -503,7 +503,7 @@ fn long_lists_page_scroll_and_click() {
         update(&mut s, PickerInput::Click(4)),
         Some(PickerOutcome::Open(
             PathBuf::from("/h/.claude/projects/p4/s4.jsonl"),
-            Some(Format::ClaudeCode)
+            Some(Format::CLAUDE_CODE)
         ))
     );
     type_str(&mut s, "number 9999");

@@ -99,7 +99,7 @@ pub fn messages(session: &Session) -> Vec<LcMessage> {
 
 /// One message of `session` as `messages` gives it (`None`: it gives none for it).
 pub fn message(session: &Session, m: &Message) -> Option<LcMessage> {
-    let native = session.format == Format::LangChain;
+    let native = session.format == Format::LANGCHAIN;
     if let Some(lc) = native.then(|| from_raw(session, m)).flatten() {
         return Some(lc);
     }

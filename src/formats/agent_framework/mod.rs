@@ -34,8 +34,32 @@ use crate::session::{Format, Message, Part, Role, Session, Usage};
 /// The opaque part kind of an excluded message.
 pub const EXCLUDED_KIND: &str = "excluded_message";
 
+/// Agent Framework messages in the format registry.
+pub struct AgentFramework;
+
+impl super::registry::SessionFormat for AgentFramework {
+    fn format(&self) -> Format {
+        Format::AGENT_FRAMEWORK
+    }
+
+    fn description(&self) -> &'static str {
+        "Microsoft Agent Framework Message.to_dict JSON"
+    }
+
+    /// `Message.to_dict()`: `type: "message"` with `contents`.
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            str_at(i, "type") == Some("message") && i.get("contents").is_some_and(Value::is_array)
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::AgentFramework, loaded);
+    let mut session = super::start(Format::AGENT_FRAMEWORK, loaded);
     let listing = listing(loaded, &["messages"]);
     if !listing.items.iter().any(|i| is_message(i.value)) {
         return Err(LoadError::not_session(

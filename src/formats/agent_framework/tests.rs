@@ -39,7 +39,7 @@ fn results(s: &Session, i: usize) -> Vec<(String, Vec<Part>, Option<bool>)> {
 #[test]
 fn generated_sample_maps_contents_and_usage() {
     let s = load("../shared/samples/frameworks/agent_framework_messages_to_dict.json");
-    assert_eq!(s.format, Format::AgentFramework);
+    assert_eq!(s.format, Format::AGENT_FRAMEWORK);
     assert_eq!(s.source.records, 6);
     use Role::*;
     assert_eq!(roles(&s), [System, User, Assistant, Tool, Tool, Assistant]);
@@ -79,7 +79,7 @@ fn generated_sample_maps_contents_and_usage() {
 #[test]
 fn hosted_tools_media_and_python_json_results() {
     let s = load("fixtures/agent-framework/hosted-tools.json");
-    assert_eq!(s.format, Format::AgentFramework);
+    assert_eq!(s.format, Format::AGENT_FRAMEWORK);
     use Role::*;
     assert_eq!(
         roles(&s),
@@ -142,7 +142,7 @@ fn hosted_tools_media_and_python_json_results() {
 #[test]
 fn jsonl_old_roles_exceptions_bad_line_and_unknown_records() {
     let s = load("fixtures/agent-framework/messages.jsonl");
-    assert_eq!(s.format, Format::AgentFramework);
+    assert_eq!(s.format, Format::AGENT_FRAMEWORK);
     assert_eq!(s.source.records, 7);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 4);

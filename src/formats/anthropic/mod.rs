@@ -27,8 +27,44 @@ use super::LoadError;
 use crate::formats::shared::{listing, opaque};
 use crate::session::{CompactionMark, Format, Message, Part, Role, Session, Usage};
 
+/// Anthropic Messages in the format registry.
+pub struct Anthropic;
+
+impl super::registry::SessionFormat for Anthropic {
+    fn format(&self) -> Format {
+        Format::ANTHROPIC
+    }
+
+    fn description(&self) -> &'static str {
+        "Anthropic Messages API: messages with content blocks, optional system"
+    }
+
+    /// Content blocks only Anthropic has (tool use and results, thinking, compaction), or
+    /// image and document blocks with a `source` object (Chat uses `image_url`).
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            let blocks = i.get("content").and_then(Value::as_array);
+            blocks
+                .into_iter()
+                .flatten()
+                .any(|b| match str_at(b, "type") {
+                    Some(
+                        "tool_use" | "tool_result" | "thinking" | "redacted_thinking"
+                        | "server_tool_use" | "compaction",
+                    ) => true,
+                    Some("image" | "document") => b.get("source").is_some_and(Value::is_object),
+                    _ => false,
+                })
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::Anthropic, loaded);
+    let mut session = super::start(Format::ANTHROPIC, loaded);
     let listing = listing(loaded, &["messages"]);
     let has_message = listing
         .items

@@ -21,7 +21,7 @@ fn kinds(session: &Session, i: usize) -> Vec<&'static str> {
 #[test]
 fn request_body_system_images_and_client_calls() {
     let s = load("fixtures/anthropic/request-body.json");
-    assert_eq!(s.format, Format::Anthropic);
+    assert_eq!(s.format, Format::ANTHROPIC);
     assert_eq!(s.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
     assert_eq!(s.source.records, 8);
     assert_eq!(s.messages.len(), 9);
@@ -105,7 +105,7 @@ fn request_body_server_tools_redacted_thinking_and_errors() {
 #[test]
 fn compaction_block_marks_and_summarises() {
     let s = load("fixtures/anthropic/compaction.jsonl");
-    assert_eq!(s.format, Format::Anthropic);
+    assert_eq!(s.format, Format::ANTHROPIC);
     assert_eq!(s.source.records, 8);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 4);
@@ -148,7 +148,7 @@ fn compaction_block_marks_and_summarises() {
 #[test]
 fn plain_request_with_top_level_system_is_anthropic() {
     let s = load("fixtures/anthropic/plain-request.json");
-    assert_eq!(s.format, Format::Anthropic);
+    assert_eq!(s.format, Format::ANTHROPIC);
     assert_eq!(s.messages.len(), 3);
     assert_eq!(s.messages[0].role, Role::System);
     assert_eq!(s.messages[0].raw, None);
@@ -175,7 +175,7 @@ fn bare_array_of_messages_parses() {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(s.format, Format::Anthropic);
+    assert_eq!(s.format, Format::ANTHROPIC);
     assert_eq!(s.messages.len(), 3);
     assert_eq!(s.messages[2].role, Role::Tool);
     assert!(

@@ -131,7 +131,7 @@ fn bad_input_never_panics() {
         r#"{"type":"user","sessionId":"s","isSidechain":true,"parentUuid":"nowhere","message":{"role":"user","content":null}}"#,
     ];
     let bytes = lines.join("\n").into_bytes();
-    let s = load_bytes(bytes, None, "-", Some(Format::ClaudeCode)).unwrap();
+    let s = load_bytes(bytes, None, "-", Some(Format::CLAUDE_CODE)).unwrap();
     assert_eq!(s.messages.len(), 3);
     assert!(matches!(&s.messages[0].parts[0], Part::ToolCall { id, .. } if id == "0:0"));
     assert_eq!(s.messages[2].role, Role::Event);

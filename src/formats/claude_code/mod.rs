@@ -20,6 +20,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::common::{carries_nothing, str_at, to_json, u64_at, Doc, Item, Loaded};
+use super::stream::LineReader;
 use super::LoadError;
 use crate::session::{CompactionMark, Format, Message, Part, Role, Session};
 
@@ -44,8 +45,64 @@ const METADATA: &[&str] = &[
 /// The model name Claude Code gives messages it made up itself (API errors, interruptions).
 const SYNTHETIC_MODEL: &str = "<synthetic>";
 
+/// Claude Code in the format registry.
+pub struct ClaudeCode;
+
+impl super::registry::SessionFormat for ClaudeCode {
+    fn format(&self) -> Format {
+        Format::CLAUDE_CODE
+    }
+
+    fn description(&self) -> &'static str {
+        "Claude Code session JSONL (~/.claude/projects), subagents as children"
+    }
+
+    fn sniff_record(&self, v: &Value) -> bool {
+        let Some(obj) = v.as_object() else {
+            return false;
+        };
+        let keyed = ["sessionId", "uuid", "leafUuid", "messageId"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        let kind = str_at(v, "type");
+        let known = matches!(
+            kind,
+            Some(
+                "user"
+                    | "assistant"
+                    | "system"
+                    | "summary"
+                    | "file-history-snapshot"
+                    | "queue-operation"
+                    | "attachment"
+                    | "progress"
+                    | "ai-title"
+                    | "last-prompt",
+            )
+        );
+        let needs_role = matches!(kind, Some("user" | "assistant"));
+        keyed && known && (!needs_role || v.pointer("/message/role").is_some())
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+
+    fn lines(&self, loaded: &Loaded) -> Option<Result<Box<dyn LineReader>, LoadError>> {
+        Some(Ok(Box::new(open(loaded))))
+    }
+
+    fn writes_lines(&self) -> bool {
+        true
+    }
+
+    fn picker_role(&self) -> &'static str {
+        "agent_claude"
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    Ok(open(loaded).finish(loaded.path.as_deref()))
+    Ok(Box::new(open(loaded)).finish(loaded.path.as_deref()))
 }
 
 /// Reads `loaded` into a [`Reader`] that can take more lines.
@@ -95,7 +152,7 @@ pub(super) struct Reader {
 impl Reader {
     fn new(loaded: &Loaded, agent_file: bool) -> Reader {
         Reader {
-            session: super::start(Format::ClaudeCode, loaded),
+            session: super::start(Format::CLAUDE_CODE, loaded),
             main: Builder::default(),
             sidechains: subagents::Sidechains::new(loaded),
             agent_file,
@@ -103,8 +160,10 @@ impl Reader {
             sidechain_line: false,
         }
     }
+}
 
-    pub(super) fn feed(&mut self, item: &Item) {
+impl LineReader for Reader {
+    fn feed(&mut self, item: &Item) {
         let v = item.value;
         if self.session.id.is_none() {
             self.session.id = str_at(v, "sessionId").map(str::to_string);
@@ -121,7 +180,7 @@ impl Reader {
 
     /// Whether the lines read so far read as the file they are: an agent file is one whose
     /// every turn is a sidechain (a file without sidechain lines reads the same either way).
-    pub(super) fn consistent(&self) -> bool {
+    fn consistent(&self) -> bool {
         if self.agent_file {
             !self.main_turn
         } else {
@@ -129,21 +188,21 @@ impl Reader {
         }
     }
 
-    pub(super) fn session(&self) -> &Session {
+    fn session(&self) -> &Session {
         &self.session
     }
 
-    pub(super) fn session_mut(&mut self) -> &mut Session {
+    fn session_mut(&mut self) -> &mut Session {
         &mut self.session
     }
 
     /// The lowest main-chain message changed in place since the last call.
-    pub(super) fn take_touched(&mut self) -> Option<usize> {
+    fn take_touched(&mut self) -> Option<usize> {
         self.main.touched.take()
     }
 
     /// Brings the children up to date with the lines read, all pointing into `buffer`.
-    pub(super) fn settle(&mut self, path: Option<&std::path::Path>, buffer: &Arc<Vec<u8>>) {
+    fn settle(&mut self, path: Option<&std::path::Path>, buffer: &Arc<Vec<u8>>) {
         self.session.buffer = Arc::clone(buffer);
         let mut children = self.sidechains.snapshot(buffer);
         children.extend(subagents::from_files(path));
@@ -151,9 +210,10 @@ impl Reader {
         self.session.children = children;
     }
 
-    pub(super) fn finish(self, path: Option<&std::path::Path>) -> Session {
-        let mut session = self.session;
-        let mut children = self.sidechains.finish();
+    fn finish(self: Box<Self>, path: Option<&std::path::Path>) -> Session {
+        let this = *self;
+        let mut session = this.session;
+        let mut children = this.sidechains.finish();
         children.extend(subagents::from_files(path));
         subagents::name_children(&session, &mut children);
         session.children = children;

@@ -79,7 +79,7 @@ impl Sidechains {
             Some(a) => format!("{}#agent-{a}", self.shown),
             None => format!("{}#sidechain-{}", self.shown, n + 1),
         };
-        let mut session = Session::new(Format::ClaudeCode, path, Arc::clone(&self.buffer));
+        let mut session = Session::new(Format::CLAUDE_CODE, path, Arc::clone(&self.buffer));
         session.id = agent.map(str::to_string);
         self.chains.push((session, Builder::default()));
         n

@@ -19,7 +19,7 @@ pub(super) fn load(rel: &str) -> Session {
     let session = load_path(&path(rel), None).unwrap();
     assert_eq!(
         session.format,
-        Format::ClaudeCode,
+        Format::CLAUDE_CODE,
         "{rel} detected as claude-code"
     );
     session

@@ -47,7 +47,7 @@ fn input_and_output(m: &Message) -> (Option<u64>, Option<u64>) {
 #[test]
 fn local_compaction_fixture() {
     let s = fixture("local-compaction.jsonl");
-    assert_eq!(s.format, Format::Codex);
+    assert_eq!(s.format, Format::CODEX);
     assert_eq!(
         s.id.as_deref(),
         Some("0199f1c2-7a3e-7d41-9b1e-5c2f8e0a4d11")
@@ -276,7 +276,7 @@ fn context_compacted_alone_is_a_mark_and_unknown_events_are_kept() {
 #[test]
 fn a_json_document_is_not_a_rollout() {
     let text = b"[{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}]".to_vec();
-    let err = load_bytes(text, None, "x.json", Some(Format::Codex));
+    let err = load_bytes(text, None, "x.json", Some(Format::CODEX));
     assert!(err.is_err());
 }
 

@@ -20,9 +20,63 @@ use serde_json::Value;
 use super::common::{carries_nothing, str_at, u64_at, Doc, Item, Loaded};
 use super::image;
 use super::openai_responses::{map_item, opaque, History, Meta};
+use super::stream::LineReader;
 use super::LoadError;
 use crate::session::{Format, ImageRef, Part, Role, Session};
 use usage::Counter;
+
+/// Codex in the format registry.
+pub struct Codex;
+
+impl super::registry::SessionFormat for Codex {
+    fn format(&self) -> Format {
+        Format::CODEX
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenAI Codex CLI rollout JSONL (~/.codex/sessions)"
+    }
+
+    fn sniff_record(&self, v: &Value) -> bool {
+        let enveloped =
+            v.get("timestamp").is_some() && v.get("payload").is_some_and(Value::is_object);
+        enveloped
+            && matches!(
+                str_at(v, "type"),
+                Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+            )
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+
+    fn lines(&self, loaded: &Loaded) -> Option<Result<Box<dyn LineReader>, LoadError>> {
+        Some(open(loaded).map(|r| Box::new(r) as Box<dyn LineReader>))
+    }
+
+    fn writes_lines(&self) -> bool {
+        true
+    }
+
+    fn picker_role(&self) -> &'static str {
+        "agent_codex"
+    }
+
+    /// The day directory under `sessions/`, or `archived`.
+    fn picker_place(&self, names: &[String]) -> Option<String> {
+        let after_sessions = names.iter().rposition(|n| n == "sessions").and_then(|at| {
+            let rest = names.get(at + 1..names.len().saturating_sub(1))?;
+            Some(rest.join("/"))
+        });
+        after_sessions.or_else(|| {
+            names
+                .iter()
+                .any(|n| n == "archived_sessions")
+                .then(|| "archived".to_string())
+        })
+    }
+}
 
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     Ok(open(loaded)?.history.finish())
@@ -46,6 +100,38 @@ pub(super) fn open(loaded: &Loaded) -> Result<Rollout, LoadError> {
         loaded.each_line(|line| rollout.line(&line));
     }
     Ok(rollout)
+}
+
+impl LineReader for Rollout {
+    fn feed(&mut self, item: &Item) {
+        self.line(item)
+    }
+
+    fn consistent(&self) -> bool {
+        Rollout::consistent(self)
+    }
+
+    fn session(&self) -> &Session {
+        &self.history.session
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        &mut self.history.session
+    }
+
+    /// The lowest message changed in place since the last call.
+    fn take_touched(&mut self) -> Option<usize> {
+        self.history.take_touched()
+    }
+
+    fn settle(&mut self, _path: Option<&std::path::Path>, buffer: &std::sync::Arc<Vec<u8>>) {
+        self.history.session.buffer = std::sync::Arc::clone(buffer);
+    }
+
+    /// The session the lines read make.
+    fn finish(self: Box<Self>, _path: Option<&std::path::Path>) -> Session {
+        self.history.finish()
+    }
 }
 
 /// Where the messages of a rollout come from.
@@ -129,33 +215,15 @@ impl Rollout {
     }
 
     /// Whether the lines read so far read as this rollout reads them.
-    pub(super) fn consistent(&self) -> bool {
+    fn consistent(&self) -> bool {
         self.source() == self.source_read()
-    }
-
-    pub(super) fn session(&self) -> &Session {
-        &self.history.session
-    }
-
-    /// The session the lines read make.
-    pub(super) fn finish(self) -> Session {
-        self.history.finish()
-    }
-
-    pub(super) fn session_mut(&mut self) -> &mut Session {
-        &mut self.history.session
-    }
-
-    /// The lowest message changed in place since the last call.
-    pub(super) fn take_touched(&mut self) -> Option<usize> {
-        self.history.take_touched()
     }
 
     fn new(loaded: &Loaded, from: Source) -> Rollout {
         Rollout {
             messages_from_events: from != Source::Items,
             reasoning_from_events: from == Source::Events,
-            history: History::new(super::start(Format::Codex, loaded)),
+            history: History::new(super::start(Format::CODEX, loaded)),
             counter: Counter::default(),
             model: None,
             meta_seen: false,
@@ -165,7 +233,7 @@ impl Rollout {
         }
     }
 
-    pub(super) fn line(&mut self, line: &Item) {
+    fn line(&mut self, line: &Item) {
         let payload = line.value.get("payload").unwrap_or(&Value::Null);
         match str_at(line.value, "type") {
             Some("session_meta") => self.session_meta(payload, line),

@@ -80,7 +80,7 @@ fn by_source(s: &Session, line: usize) -> &Message {
 #[test]
 fn small_rollout_merges_each_response_into_one_assistant_message() {
     let s = sample(SMALL);
-    assert_eq!(s.format, Format::Codex);
+    assert_eq!(s.format, Format::CODEX);
     assert_eq!(
         s.id.as_deref(),
         Some("019c8bfe-ec25-79e0-97d7-bda6a9c575ff")

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::formats::common::u64_at;
-use crate::session::{Format, Usage};
+use crate::session::Usage;
 
 /// One `{input_tokens, cached_input_tokens, output_tokens, reasoning_output_tokens,
 /// total_tokens}` object.
@@ -53,7 +53,7 @@ impl Counts {
             cache_write: None,
             reasoning: self.reasoning,
             total: self.total,
-            input_includes_cache: Format::Codex.input_includes_cache(),
+            input_includes_cache: true,
         }
     }
 }

@@ -55,8 +55,73 @@ enum Shape {
     Recording,
 }
 
+/// Gemini CLI in the format registry.
+pub struct GeminiCli;
+
+impl super::registry::SessionFormat for GeminiCli {
+    fn format(&self) -> Format {
+        Format::GEMINI_CLI
+    }
+
+    fn description(&self) -> &'static str {
+        "Gemini CLI chat recording (JSONL or legacy JSON) or checkpoint"
+    }
+
+    /// A recording's header (`sessionId` and `projectHash`) or one of its records.
+    fn sniff_record(&self, v: &Value) -> bool {
+        let Some(obj) = v.as_object() else {
+            return false;
+        };
+        if obj.contains_key("sessionId") && obj.contains_key("projectHash") {
+            return true;
+        }
+        obj.contains_key("id")
+            && obj.contains_key("timestamp")
+            && matches!(
+                str_at(v, "type"),
+                Some("user" | "gemini" | "info" | "error" | "warning")
+            )
+            && obj.contains_key("content")
+    }
+
+    /// A legacy recording (`sessionId` and `messages`), a checkpoint's `history`, or a bare
+    /// array of contents.
+    fn sniff_document(&self, v: &Value) -> bool {
+        if let Some(obj) = v.as_object() {
+            if obj.contains_key("sessionId") && obj.contains_key("messages") {
+                return true;
+            }
+            let history = obj.get("history").and_then(Value::as_array);
+            return history.is_some_and(|h| h.iter().any(is_content));
+        }
+        v.as_array().is_some_and(|items| {
+            items.iter().any(is_content) && items.iter().all(|i| i.get("parts").is_some())
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+
+    fn picker_role(&self) -> &'static str {
+        "agent_gemini"
+    }
+
+    /// The project directory under `tmp/`.
+    fn picker_place(&self, names: &[String]) -> Option<String> {
+        let at = names.iter().rposition(|n| n == "tmp");
+        at.and_then(|i| names.get(i + 1)).cloned()
+    }
+}
+
+/// A `Content`: a `user` or `model` role with `parts`.
+fn is_content(v: &Value) -> bool {
+    matches!(str_at(v, "role"), Some("user" | "model"))
+        && v.get("parts").is_some_and(Value::is_array)
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::GeminiCli, loaded);
+    let mut session = super::start(Format::GEMINI_CLI, loaded);
     let mut meta = Meta::default();
     let mut emitter = Emitter::default();
     match shape(loaded)? {

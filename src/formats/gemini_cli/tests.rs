@@ -15,7 +15,7 @@ fn load(rel: &str) -> Session {
     let session = load_path(&path, None).unwrap();
     assert_eq!(
         session.format,
-        Format::GeminiCli,
+        Format::GEMINI_CLI,
         "{rel} detected as gemini-cli"
     );
     session
@@ -235,7 +235,7 @@ fn rewind_to_an_unknown_id_clears_and_bad_values_never_panic() {
         r#"{"id":"c","timestamp":"t","type":"user","content":[{"functionResponse":{"name":"x"}},{"weird":true},null]}"#,
     ];
     let s = load_bytes(lines.join("\n").into_bytes(), None, "-", None).unwrap();
-    assert_eq!(s.format, Format::GeminiCli);
+    assert_eq!(s.format, Format::GEMINI_CLI);
     assert_eq!(s.title.as_deref(), Some("T"));
     assert!(!s.messages.iter().any(|m| m.source_index == 1));
     use Role::*;

@@ -54,7 +54,7 @@ pub(super) fn parse_capped(loaded: &Loaded, budget: u64) -> Result<Session, Load
         LoadError::not_session(&loaded.shown, "a zip without inspect_ai's header.json")
     })?;
 
-    let mut session = super::super::start(Format::InspectAi, loaded);
+    let mut session = super::super::start(Format::INSPECT_AI, loaded);
     let mut samples = Vec::new();
     let names = sample_names(&zip);
     for (n, name) in names.iter().enumerate() {

@@ -23,6 +23,34 @@ use crate::session::{Format, Session};
 
 use sample::{Header, Place};
 
+/// inspect_ai eval logs in the format registry.
+pub struct InspectAi;
+
+impl super::registry::SessionFormat for InspectAi {
+    fn format(&self) -> Format {
+        Format::INSPECT_AI
+    }
+
+    fn description(&self) -> &'static str {
+        "inspect_ai eval log (.json, or .eval zip)"
+    }
+
+    /// A log: a numeric `version`, `eval.task`, and `samples` or a `status`.
+    fn sniff_document(&self, v: &Value) -> bool {
+        v.get("version").is_some_and(Value::is_u64)
+            && v.pointer("/eval/task").is_some()
+            && (v.get("samples").is_some() || v.get("status").is_some())
+    }
+
+    fn reads_zip(&self) -> bool {
+        true
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     if matches!(loaded.doc, Doc::Zip) {
         return archive::parse(loaded);
@@ -53,7 +81,7 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         })
         .collect();
     Ok(assemble(
-        super::start(Format::InspectAi, loaded),
+        super::start(Format::INSPECT_AI, loaded),
         &header,
         children,
     ))

@@ -54,7 +54,7 @@ pub(super) fn build(sample: &Value, place: Place, header: &Header) -> Session {
         .range
         .clone()
         .and_then(|r| spans::array_items(&place.buffer, r, &["messages"]));
-    let mut session = Session::new(Format::InspectAi, place.path, place.buffer);
+    let mut session = Session::new(Format::INSPECT_AI, place.path, place.buffer);
     session.model = header.model.clone();
     session.id = str_at(sample, "uuid")
         .map(str::to_string)

@@ -29,7 +29,7 @@ fn call_ids(s: &Session, index: usize) -> Vec<String> {
 #[test]
 fn real_browser_log_is_its_only_sample() {
     let s = load("../shared/samples/inspect_ai/2025-05-12T20-27-36-04-00_browser.json");
-    assert_eq!(s.format, Format::InspectAi);
+    assert_eq!(s.format, Format::INSPECT_AI);
     assert!(s.children.is_empty());
     assert_eq!(s.model.as_deref(), Some("openai/gpt-4o-mini"));
     assert_eq!(s.title.as_deref(), Some("browser: sample 1 epoch 1"));
@@ -98,7 +98,7 @@ fn real_browser_log_is_its_only_sample() {
 #[test]
 fn real_eval_archive() {
     let s = load("../shared/samples/inspect_ai/log_read_sample.eval");
-    assert_eq!(s.format, Format::InspectAi);
+    assert_eq!(s.format, Format::INSPECT_AI);
     assert_eq!(s.model.as_deref(), Some("ollama/gemma3"));
     assert_eq!(s.title.as_deref(), Some("popularity: sample 1 epoch 1"));
     assert_eq!(s.id.as_deref(), Some("LKmyJnSm3fgU8aanLnfPkL"));
@@ -114,7 +114,7 @@ fn real_eval_archive() {
 #[test]
 fn two_samples_become_children_with_compaction_marks() {
     let s = load("fixtures/inspect-ai/compaction-two-samples.json");
-    assert_eq!(s.format, Format::InspectAi);
+    assert_eq!(s.format, Format::INSPECT_AI);
     assert!(s.messages.is_empty());
     assert_eq!(s.source.records, 2);
     assert_eq!(s.title.as_deref(), Some("ctf_and_cities"));
@@ -264,7 +264,7 @@ fn eval_archive(extra: &[(&str, &[u8])]) -> Vec<u8> {
 fn eval_archive_reports_a_broken_sample_and_keeps_the_rest() {
     let bytes = eval_archive(&[("samples/9_epoch_1.json", b"{\"id\": 9, \"messages\": [")]);
     let s = load_bytes(bytes, None, "run.eval", None).unwrap();
-    assert_eq!(s.format, Format::InspectAi);
+    assert_eq!(s.format, Format::INSPECT_AI);
     assert_eq!(
         s.title.as_deref(),
         Some("ctf_and_cities: sample ctf-3 epoch 1")

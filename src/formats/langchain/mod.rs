@@ -25,8 +25,35 @@ use crate::formats::shared::{call_id, listing, opaque};
 use crate::session::{Format, Message, Part, Role, Session, Usage};
 use blocks::content_parts;
 
+/// LangChain messages in the format registry.
+pub struct LangChain;
+
+impl super::registry::SessionFormat for LangChain {
+    fn format(&self) -> Format {
+        Format::LANGCHAIN
+    }
+
+    fn description(&self) -> &'static str {
+        "LangChain messages_to_dict JSON"
+    }
+
+    /// `messages_to_dict` items: a message `type` with its fields under `data`.
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            matches!(
+                str_at(i, "type"),
+                Some("human" | "ai" | "system" | "tool" | "function" | "chat")
+            ) && i.get("data").is_some_and(|d| d.get("content").is_some())
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::LangChain, loaded);
+    let mut session = super::start(Format::LANGCHAIN, loaded);
     let listing = listing(loaded, &["messages"]);
     if !listing
         .items

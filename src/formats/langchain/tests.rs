@@ -56,7 +56,7 @@ fn result(s: &Session, i: usize) -> (String, String, Option<bool>) {
 #[test]
 fn generated_sample_maps_messages_calls_and_usage() {
     let s = load("../shared/samples/frameworks/langchain_messages_to_dict.json");
-    assert_eq!(s.format, Format::LangChain);
+    assert_eq!(s.format, Format::LANGCHAIN);
     assert_eq!(s.source.records, 6);
     use Role::*;
     assert_eq!(roles(&s), [System, User, Assistant, Tool, Tool, Assistant]);
@@ -108,7 +108,7 @@ fn generated_sample_maps_messages_calls_and_usage() {
 #[test]
 fn provider_blocks_invalid_calls_and_legacy_functions() {
     let s = load("fixtures/langchain/anthropic-openai-mix.json");
-    assert_eq!(s.format, Format::LangChain);
+    assert_eq!(s.format, Format::LANGCHAIN);
     use Role::*;
     assert_eq!(
         roles(&s),
@@ -170,7 +170,7 @@ fn provider_blocks_invalid_calls_and_legacy_functions() {
 #[test]
 fn jsonl_v1_blocks_bad_line_and_unknown_records() {
     let s = load("fixtures/langchain/v1-blocks.jsonl");
-    assert_eq!(s.format, Format::LangChain);
+    assert_eq!(s.format, Format::LANGCHAIN);
     assert_eq!(s.source.records, 7);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 3);

@@ -31,8 +31,34 @@ use super::LoadError;
 use crate::formats::shared::{self, opaque};
 use crate::session::{Format, Message, Part, Role, Session};
 
+/// OpenAI Chat Completions messages in the format registry.
+pub struct OpenAiChat;
+
+impl super::registry::SessionFormat for OpenAiChat {
+    fn format(&self) -> Format {
+        Format::OPENAI_CHAT
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenAI Chat Completions messages: array, {messages}, request body, litellm completion log"
+    }
+
+    /// Any message with a string `role` and `content` or `tool_calls`: the catch-all shape,
+    /// asked last.
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            i.get("role").is_some_and(Value::is_string)
+                && (i.get("content").is_some() || i.get("tool_calls").is_some())
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::OpenAiChat, loaded);
+    let mut session = super::start(Format::OPENAI_CHAT, loaded);
     let listing = shared::listing(loaded, &["messages"]);
     let has_message = listing
         .items

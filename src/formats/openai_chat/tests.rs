@@ -41,7 +41,7 @@ fn result(session: &Session, i: usize) -> (String, String, Option<bool>) {
 #[test]
 fn openhands_sample_is_a_bare_chat_array() {
     let s = load("../shared/samples/api_shapes/openhands-fncall-llm-message.json");
-    assert_eq!(s.format, Format::OpenAiChat);
+    assert_eq!(s.format, Format::OPENAI_CHAT);
     assert_eq!(s.messages.len(), 14);
     assert_eq!(s.source.records, 14);
     assert!(s.source.skipped.is_empty());
@@ -82,7 +82,7 @@ fn openhands_sample_is_a_bare_chat_array() {
 #[test]
 fn completion_log_final_turn_carries_usage_and_window() {
     let s = load("fixtures/openai-chat/completion-log.json");
-    assert_eq!(s.format, Format::OpenAiChat);
+    assert_eq!(s.format, Format::OPENAI_CHAT);
     assert_eq!(s.messages.len(), 6);
     assert_eq!(s.source.records, 6);
     assert_eq!(s.reported_window, Some(128_000));
@@ -133,7 +133,7 @@ fn completion_log_final_turn_carries_usage_and_window() {
 #[test]
 fn request_body_without_system_gets_a_tools_message() {
     let s = load("fixtures/openai-chat/request-body.json");
-    assert_eq!(s.format, Format::OpenAiChat);
+    assert_eq!(s.format, Format::OPENAI_CHAT);
     assert_eq!(s.messages.len(), 5);
     assert_eq!(s.model.as_deref(), Some("gpt-4o-mini"));
     assert_eq!(s.messages[0].role, Role::System);
@@ -165,7 +165,7 @@ fn request_body_without_system_gets_a_tools_message() {
 #[test]
 fn jsonl_with_legacy_functions_a_bad_line_and_unknown_records() {
     let s = load("fixtures/openai-chat/legacy-functions.jsonl");
-    assert_eq!(s.format, Format::OpenAiChat);
+    assert_eq!(s.format, Format::OPENAI_CHAT);
     assert_eq!(s.source.records, 10);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 5);
@@ -190,7 +190,7 @@ fn jsonl_with_legacy_functions_a_bad_line_and_unknown_records() {
 #[test]
 fn not_a_chat_document_is_refused() {
     let loaded = crate::formats::Loaded::new(br#"{"foo": [1, 2]}"#.to_vec(), None, "x.json");
-    let result = loaded.and_then(|l| crate::formats::parse(Format::OpenAiChat, &l));
+    let result = loaded.and_then(|l| crate::formats::parse(Format::OPENAI_CHAT, &l));
     assert!(result.is_err());
 }
 
@@ -220,11 +220,11 @@ fn hostile_values_never_panic_in_any_list_format() {
                 {"type": "data", "uri": format!("data:image/png;base64,{evil}")}, {"type": "usage", "usage_details": 1}]}]),
     ];
     for format in [
-        Format::OpenAiChat,
-        Format::Anthropic,
-        Format::PydanticAi,
-        Format::LangChain,
-        Format::AgentFramework,
+        Format::OPENAI_CHAT,
+        Format::ANTHROPIC,
+        Format::PYDANTIC_AI,
+        Format::LANGCHAIN,
+        Format::AGENT_FRAMEWORK,
     ] {
         for doc in &docs {
             let bytes = serde_json::to_vec_pretty(doc).unwrap_or_default();

@@ -22,8 +22,51 @@ use super::common::{str_at, u64_at, Item, Loaded};
 use super::LoadError;
 use crate::session::{Format, Part, Role, Session, Usage};
 
+/// OpenAI Responses items in the format registry.
+pub struct OpenAiResponses;
+
+impl super::registry::SessionFormat for OpenAiResponses {
+    fn format(&self) -> Format {
+        Format::OPENAI_RESPONSES
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenAI Responses API input items"
+    }
+
+    /// Item types only Responses has, or its `input_`/`output_` content parts.
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            let item = matches!(
+                str_at(i, "type"),
+                Some(
+                    "function_call"
+                        | "function_call_output"
+                        | "reasoning"
+                        | "custom_tool_call"
+                        | "custom_tool_call_output"
+                        | "local_shell_call"
+                        | "web_search_call"
+                        | "compaction"
+                )
+            );
+            let blocks = i.get("content").and_then(Value::as_array);
+            item || blocks.into_iter().flatten().any(|b| {
+                matches!(
+                    str_at(b, "type"),
+                    Some("input_text" | "output_text" | "input_image")
+                )
+            })
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut history = History::new(super::start(Format::OpenAiResponses, loaded));
+    let mut history = History::new(super::start(Format::OPENAI_RESPONSES, loaded));
     match loaded.document() {
         Some(Value::Array(_)) => add_items(&mut history, &loaded.items(&[]), 0, None),
         Some(doc @ Value::Object(_)) => envelope(&mut history, loaded, doc)?,
@@ -134,6 +177,6 @@ fn usage(v: &Value) -> Option<Usage> {
             .get("output_tokens_details")
             .and_then(|d| u64_at(d, "reasoning_tokens")),
         total: u64_at(v, "total_tokens"),
-        input_includes_cache: Format::OpenAiResponses.input_includes_cache(),
+        input_includes_cache: true,
     })
 }

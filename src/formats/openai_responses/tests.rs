@@ -62,7 +62,7 @@ fn one_pixel_png() -> ImageRef {
 #[test]
 fn request_body() {
     let s = fixture("request-body.json");
-    assert_eq!(s.format, Format::OpenAiResponses);
+    assert_eq!(s.format, Format::OPENAI_RESPONSES);
     assert_eq!(s.model.as_deref(), Some("gpt-5"));
     use Role::*;
     let expected = vec![
@@ -156,7 +156,7 @@ fn request_body() {
 #[test]
 fn compacted_input_has_a_compaction_mark() {
     let s = fixture("compacted-input.json");
-    assert_eq!(s.format, Format::OpenAiResponses);
+    assert_eq!(s.format, Format::OPENAI_RESPONSES);
     assert_eq!(s.source.records, 14);
     use Role::*;
     let expected = vec![
@@ -228,7 +228,7 @@ fn compacted_input_has_a_compaction_mark() {
 #[test]
 fn response_object_with_usage() {
     let s = fixture("response.json");
-    assert_eq!(s.format, Format::OpenAiResponses);
+    assert_eq!(s.format, Format::OPENAI_RESPONSES);
     assert_eq!(
         s.id.as_deref(),
         Some("resp_0d7e2c4a9b1f3e5d0069094a11c2b381a4d6")
@@ -267,7 +267,7 @@ fn response_object_with_usage() {
 #[test]
 fn items_as_json_lines() {
     let s = fixture("items.jsonl");
-    assert_eq!(s.format, Format::OpenAiResponses);
+    assert_eq!(s.format, Format::OPENAI_RESPONSES);
     assert_eq!(s.source.records, 8);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 5);
@@ -323,7 +323,7 @@ fn easy_form_input_is_responses_not_chat() {
     let s = parse_str(
         r#"{"model":"gpt-4.1","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}"#,
     );
-    assert_eq!(s.format, Format::OpenAiResponses);
+    assert_eq!(s.format, Format::OPENAI_RESPONSES);
     let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, vec![Role::User, Role::Assistant]);
 }
@@ -335,7 +335,7 @@ fn string_input_and_output_in_one_record() {
         br#"{"model":"gpt-4o","input":"Say hi","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi!"}]}],"usage":{"input_tokens":9,"output_tokens":3,"total_tokens":12}}"#.to_vec(),
         None,
         "log.json",
-        Some(Format::OpenAiResponses),
+        Some(Format::OPENAI_RESPONSES),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.messages.len(), 2);

@@ -25,6 +25,63 @@ use crate::session::{Format, Session};
 use events::Builder;
 
 /// Parses events already loaded from one file (JSONL, array, or one event object).
+/// OpenHands (the SDK's events) in the format registry.
+pub struct OpenHands;
+
+impl super::registry::SessionFormat for OpenHands {
+    fn format(&self) -> Format {
+        Format::OPENHANDS
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenHands SDK events: a conversation directory with events/, or events as JSONL/array"
+    }
+
+    fn sniff_record(&self, v: &Value) -> bool {
+        is_event(v)
+    }
+
+    fn sniff_document(&self, v: &Value) -> bool {
+        match v.as_array() {
+            Some(items) => items.iter().take(64).any(is_event),
+            None => is_event(v),
+        }
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+
+    fn load_dir(&self, path: &Path) -> Result<Option<Session>, LoadError> {
+        load_dir(path)
+    }
+
+    fn writes_lines(&self) -> bool {
+        true
+    }
+
+    fn picker_role(&self) -> &'static str {
+        "agent_openhands"
+    }
+
+    /// The conversation id.
+    fn picker_place(&self, names: &[String]) -> Option<String> {
+        names.last().cloned()
+    }
+}
+
+/// An SDK event: a `kind` naming an event, observation or condensation, a `source` and a
+/// string `id`.
+fn is_event(v: &Value) -> bool {
+    let Some(kind) = str_at(v, "kind") else {
+        return false;
+    };
+    let known = kind.ends_with("Event")
+        || kind.ends_with("Observation")
+        || matches!(kind, "Condensation" | "CondensationRequest");
+    known && v.get("source").is_some() && v.get("id").is_some_and(Value::is_string)
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     if matches!(loaded.doc, Doc::Zip) {
         return Err(LoadError::not_session(
@@ -32,7 +89,7 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
             "a zip archive, not OpenHands events",
         ));
     }
-    let session = super::start(Format::OpenHands, loaded);
+    let session = super::start(Format::OPENHANDS, loaded);
     let mut builder = Builder::new(session, None);
     if matches!(loaded.doc, Doc::Lines(_)) && loaded.document().is_none() {
         // One line's value at a time: the values of a long file are never all alive.
@@ -108,7 +165,7 @@ pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
         }
     }
 
-    let mut session = Session::new(Format::OpenHands, shown, Arc::new(buffer));
+    let mut session = Session::new(Format::OPENHANDS, shown, Arc::new(buffer));
     session.source.records = names.len();
     for (position, reason) in skipped {
         session.skip(position + 1, reason);

@@ -30,7 +30,7 @@ fn result(session: &Session, index: usize) -> (String, Option<bool>, String) {
 #[test]
 fn real_goal_events_map_actions_observations_and_usage() {
     let s = load("../shared/samples/openhands/v1_sdk/goal-events.jsonl");
-    assert_eq!(s.format, Format::OpenHands);
+    assert_eq!(s.format, Format::OPENHANDS);
     assert_eq!(s.source.records, 10);
     assert!(s.source.skipped.is_empty());
     // Stats updates and execution_status are consumed: only actions and observations remain.
@@ -94,7 +94,7 @@ fn real_goal_events_map_actions_observations_and_usage() {
 #[test]
 fn conversation_directory_with_parallel_calls_and_condensation() {
     let s = load("fixtures/openhands/conversation");
-    assert_eq!(s.format, Format::OpenHands);
+    assert_eq!(s.format, Format::OPENHANDS);
     assert_eq!(
         s.id.as_deref(),
         Some("3f2a9c1e-5b7d-4e8f-a1b2-c3d4e5f60718")
@@ -236,7 +236,7 @@ fn conversation_directory_with_parallel_calls_and_condensation() {
 #[test]
 fn jsonl_with_a_malformed_line_keeps_the_rest() {
     let s = load("fixtures/openhands/events-malformed-line.jsonl");
-    assert_eq!(s.format, Format::OpenHands);
+    assert_eq!(s.format, Format::OPENHANDS);
     assert_eq!(s.source.records, 10);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 5);
@@ -335,7 +335,7 @@ fn event_file_names_follow_the_sdk_pattern() {
 fn one_event_object_and_an_array_parse() {
     let one = br#"{"id":"9b1c0f3e-1111-4222-8333-944455556666","timestamp":"2025-11-05T10:00:00","source":"user","llm_message":{"role":"user","content":[{"type":"text","text":"hi"}]},"kind":"MessageEvent"}"#;
     let s = crate::formats::load_bytes(one.to_vec(), None, "one.json", None).unwrap();
-    assert_eq!(s.format, Format::OpenHands);
+    assert_eq!(s.format, Format::OPENHANDS);
     assert_eq!(s.messages.len(), 1);
     assert_eq!(s.raw_record(&s.messages[0]).unwrap(), &one[..]);
 
@@ -365,7 +365,7 @@ fn hostile_values_never_panic() {
         lines.join("\n").into_bytes(),
         None,
         "h.jsonl",
-        Some(Format::OpenHands),
+        Some(Format::OPENHANDS),
     )
     .unwrap();
     assert_eq!(s.source.records, 9);

@@ -18,6 +18,44 @@ use super::common::{Doc, Item, Loaded};
 use super::LoadError;
 use crate::session::{Format, Session};
 
+/// OpenHands 0.x trajectories in the format registry.
+pub struct OpenHandsV0;
+
+impl super::registry::SessionFormat for OpenHandsV0 {
+    fn format(&self) -> Format {
+        Format::OPENHANDS_V0
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenHands 0.x trajectory export (JSON array of actions and observations)"
+    }
+
+    /// An array holding an event with a numeric `id`, a `source` and an action or observation.
+    fn sniff_document(&self, v: &Value) -> bool {
+        let items = v.as_array().map(|a| a.iter().take(64));
+        items.into_iter().flatten().any(|e| {
+            e.get("id").is_some_and(Value::is_u64)
+                && matches!(
+                    e.get("source").and_then(Value::as_str),
+                    Some("user" | "agent" | "environment")
+                )
+                && (e.get("action").is_some() || e.get("observation").is_some())
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+
+    fn picker_role(&self) -> &'static str {
+        "agent_openhands"
+    }
+
+    fn picker_place(&self, names: &[String]) -> Option<String> {
+        names.last().cloned()
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     let items = match loaded.document() {
         Some(Value::Array(_)) => loaded.items(&[]),
@@ -34,7 +72,7 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
             return Err(LoadError::not_session(&loaded.shown, why));
         }
     };
-    let mut builder = events::Builder::new(super::start(Format::OpenHandsV0, loaded));
+    let mut builder = events::Builder::new(super::start(Format::OPENHANDS_V0, loaded));
     for item in &items {
         builder.event(item);
     }

@@ -39,7 +39,7 @@ fn calls(s: &Session, index: usize) -> Vec<(String, String, String)> {
 #[test]
 fn real_gui_trajectory() {
     let s = load("../shared/samples/openhands/v0_trajectory/basic_gui_mode.json");
-    assert_eq!(s.format, Format::OpenHandsV0);
+    assert_eq!(s.format, Format::OPENHANDS_V0);
     assert_eq!(s.source.records, 18);
     assert!(s.source.skipped.is_empty());
     assert!(s.marks.is_empty());
@@ -118,7 +118,7 @@ fn real_gui_trajectory() {
 #[test]
 fn fixture_with_parallel_calls_and_a_condensation() {
     let s = load("fixtures/openhands-v0/condensation-trajectory.json");
-    assert_eq!(s.format, Format::OpenHandsV0);
+    assert_eq!(s.format, Format::OPENHANDS_V0);
     assert_eq!(s.source.records, 17);
     assert_eq!(
         roles(&s),
@@ -207,15 +207,15 @@ fn a_lone_object_is_one_record_and_kept() {
     // One stored event (`sessions/<sid>/events/<n>.json`, given with --from) is a one-record
     // trajectory.
     let one = br#"{"id": 4, "source": "user", "message": "hi", "action": "message", "args": {"content": "hi", "image_urls": null}}"#;
-    let s = crate::formats::load_bytes(one.to_vec(), None, "4.json", Some(Format::OpenHandsV0))
+    let s = crate::formats::load_bytes(one.to_vec(), None, "4.json", Some(Format::OPENHANDS_V0))
         .unwrap();
-    assert_eq!(s.format, Format::OpenHandsV0);
+    assert_eq!(s.format, Format::OPENHANDS_V0);
     assert_eq!(s.messages.len(), 1);
     assert_eq!(s.messages[0].role, Role::User);
     assert_eq!(s.raw_record(&s.messages[0]).unwrap(), &one[..]);
     // Forced onto something else, an object that is no event is kept as an Event.
     let other = b"{\"messages\": []}".to_vec();
-    let s = crate::formats::load_bytes(other, None, "x.json", Some(Format::OpenHandsV0)).unwrap();
+    let s = crate::formats::load_bytes(other, None, "x.json", Some(Format::OPENHANDS_V0)).unwrap();
     assert_eq!(s.messages.len(), 1);
     assert_eq!(s.messages[0].role, Role::Event);
 }
@@ -231,7 +231,7 @@ fn hostile_values_never_panic() {
         {"id": 5, "source": "environment", "observation": "recall", "extras": {"microagent_knowledge": "none"}},
         7, null, {"source": "agent"}
     ]"#;
-    let s = crate::formats::load_bytes(doc.to_vec(), None, "h.json", Some(Format::OpenHandsV0))
+    let s = crate::formats::load_bytes(doc.to_vec(), None, "h.json", Some(Format::OPENHANDS_V0))
         .unwrap();
     assert_eq!(s.source.records, 9);
     let roles: Vec<&str> = s.messages.iter().map(|m| m.role.as_str()).collect();

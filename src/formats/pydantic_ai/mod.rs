@@ -34,8 +34,33 @@ use crate::formats::shared::{call_id, listing, opaque};
 use crate::session::{Format, Message, Part, Role, Session};
 use content::{retry_text, return_content, user_content};
 
+/// pydantic-ai messages in the format registry.
+pub struct PydanticAi;
+
+impl super::registry::SessionFormat for PydanticAi {
+    fn format(&self) -> Format {
+        Format::PYDANTIC_AI
+    }
+
+    fn description(&self) -> &'static str {
+        "pydantic-ai ModelMessagesTypeAdapter JSON"
+    }
+
+    /// Requests and responses: a `kind` with `parts`.
+    fn sniff_messages(&self, probe: &[&Value]) -> bool {
+        probe.iter().any(|i| {
+            matches!(str_at(i, "kind"), Some("request" | "response"))
+                && i.get("parts").is_some_and(Value::is_array)
+        })
+    }
+
+    fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
+        parse(loaded)
+    }
+}
+
 pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = super::start(Format::PydanticAi, loaded);
+    let mut session = super::start(Format::PYDANTIC_AI, loaded);
     let listing = listing(loaded, &["messages"]);
     let known = |i: &Item<'_>| matches!(kind(i), Some("request" | "response"));
     if !listing.items.iter().any(known) {

@@ -37,7 +37,7 @@ fn results(s: &Session, i: usize) -> Vec<(String, String, Option<bool>)> {
 #[test]
 fn generated_sample_requests_and_responses() {
     let s = load("../shared/samples/frameworks/pydantic_ai_model_messages.json");
-    assert_eq!(s.format, Format::PydanticAi);
+    assert_eq!(s.format, Format::PYDANTIC_AI);
     assert_eq!(s.source.records, 5);
     use Role::*;
     assert_eq!(
@@ -118,7 +118,7 @@ fn generated_sample_tool_results_and_compaction() {
 #[test]
 fn instructions_and_builtin_tools() {
     let s = load("fixtures/pydantic-ai/instructions-builtin.json");
-    assert_eq!(s.format, Format::PydanticAi);
+    assert_eq!(s.format, Format::PYDANTIC_AI);
     use Role::*;
     assert_eq!(
         roles(&s),
@@ -191,7 +191,7 @@ fn instructions_fixture_tool_returns_and_retries() {
 #[test]
 fn jsonl_with_encrypted_compaction_bad_line_and_unknown_record() {
     let s = load("fixtures/pydantic-ai/compaction.jsonl");
-    assert_eq!(s.format, Format::PydanticAi);
+    assert_eq!(s.format, Format::PYDANTIC_AI);
     assert_eq!(s.source.records, 8);
     assert_eq!(s.source.skipped.len(), 1);
     assert_eq!(s.source.skipped[0].line, 4);

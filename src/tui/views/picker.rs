@@ -324,13 +324,7 @@ fn highlighted(text: &str, query: &str, base: Style, theme: &Theme) -> Line<'sta
 
 /// The theme role a tool's name is drawn in.
 pub fn tool_role(tool: Format) -> &'static str {
-    match tool {
-        Format::ClaudeCode => "agent_claude",
-        Format::Codex => "agent_codex",
-        Format::OpenHands | Format::OpenHandsV0 => "agent_openhands",
-        Format::GeminiCli => "agent_gemini",
-        _ => "dim",
-    }
+    crate::formats::registry::of(tool).picker_role()
 }
 
 fn render_path(frame: &mut Frame, area: Rect, state: &PickerState, theme: &Theme) {

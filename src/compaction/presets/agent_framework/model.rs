@@ -220,7 +220,7 @@ pub fn from_message(session: &Session, m: &Message) -> Option<AfMsg> {
 }
 
 fn from_message_with(session: &Session, m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
-    let native = (session.format == Format::AgentFramework)
+    let native = (session.format == Format::AGENT_FRAMEWORK)
         .then(|| from_bytes(&session.raw_record(m)?, m.index, parsed))
         .flatten();
     native.or_else(|| from_model(m, parsed))

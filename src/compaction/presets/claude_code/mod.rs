@@ -109,14 +109,14 @@ impl Preset for ClaudeCode {
     /// them; any other source: the generic splice.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         let session = input.session;
-        let original = (session.format == Format::ClaudeCode)
+        let original = (session.format == Format::CLAUDE_CODE)
             .then(|| session.raw_bytes())
             .flatten();
         if let Some(original) = original {
             let applied = apply::apply(session, plan, summary);
             let (bytes, _) =
                 crate::write::claude_code::to_jsonl(&original, &applied, input.real_tokens());
-            if let Ok(after) = after::from_jsonl(session, bytes, Format::ClaudeCode) {
+            if let Ok(after) = after::from_jsonl(session, bytes, Format::CLAUDE_CODE) {
                 return after;
             }
         }

@@ -16,7 +16,7 @@ use crate::session::{Format, Role, Session};
 
 /// The compacted history of a Codex session; any other source gets the generic splice.
 pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
-    let Some(text) = summary.filter(|_| session.format == Format::Codex) else {
+    let Some(text) = summary.filter(|_| session.format == Format::CODEX) else {
         return after::generic(session, plan, summary);
     };
     let applied = apply::apply(session, plan, summary);
@@ -58,7 +58,7 @@ pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After
         bytes.extend_from_slice(l.to_string().as_bytes());
         bytes.push(b'\n');
     }
-    match after::from_jsonl(session, bytes, Format::Codex) {
+    match after::from_jsonl(session, bytes, Format::CODEX) {
         Ok(mut after) => {
             after.persisted = Some(after.history.clone());
             after.history = Value::Array(items);

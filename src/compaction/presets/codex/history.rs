@@ -102,7 +102,7 @@ impl History {
 /// The trigger's measure: the last reported request total, else the exact count.
 pub fn measure(input: &PlanInput, history: &History) -> (u64, &'static str) {
     let session = input.session;
-    if session.format == Format::Codex {
+    if session.format == Format::CODEX {
         let reported = session
             .messages
             .iter()

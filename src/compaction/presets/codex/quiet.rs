@@ -66,7 +66,7 @@ pub fn quiet(input: &PlanInput, settings: &Settings, memo: &mut Memo) -> Option<
                 acc[1] += 1;
             }
         });
-    let (value, estimator) = if session.format == Format::Codex && usage == 1 {
+    let (value, estimator) = if session.format == Format::CODEX && usage == 1 {
         (reported, "last token_count total_tokens")
     } else {
         (exact, "exact count of the history")

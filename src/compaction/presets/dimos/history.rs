@@ -24,7 +24,7 @@ const BASE: &[&str] = &[
 
 /// The compacted history of `session` under a fired `plan`, with `summary` inserted.
 pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
-    let native = session.format == Format::LangChain;
+    let native = session.format == Format::LANGCHAIN;
     let mut dicts: Vec<Value> = surviving(&plan.split)
         .into_iter()
         .filter_map(|i| session.messages.get(i))
@@ -45,7 +45,7 @@ pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After
         dicts.insert(at, dict("human", Value::String(content), Map::new()));
     }
     let history = Value::Array(dicts);
-    after::from_history(session, history.clone(), Format::LangChain).unwrap_or_else(|_| {
+    after::from_history(session, history.clone(), Format::LANGCHAIN).unwrap_or_else(|_| {
         let mut generic = after::generic(session, plan, summary);
         generic.history = history;
         generic.format = None;

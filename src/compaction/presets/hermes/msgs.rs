@@ -51,7 +51,7 @@ pub fn message(session: &Session, m: &Message) -> Option<HMsg> {
     if m.role == Role::Event {
         return None;
     }
-    let native = (session.format == Format::OpenAiChat)
+    let native = (session.format == Format::OPENAI_CHAT)
         .then(|| from_raw(session, m))
         .flatten();
     Some(HMsg {

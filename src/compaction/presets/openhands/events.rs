@@ -31,7 +31,7 @@ impl Record {
 /// holds it as one of its compactions (a `condensation` mark): a replay's history holds none
 /// of the file's own (the preset's are replayed instead).
 pub fn records(session: &Session) -> Vec<Record> {
-    if session.format == Format::OpenHands {
+    if session.format == Format::OPENHANDS {
         raw_records(session)
     } else {
         synthesized(session)

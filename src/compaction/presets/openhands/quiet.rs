@@ -39,7 +39,7 @@ pub fn view_numbers(
     counter: &Counter,
     state: &mut State,
 ) -> Option<(usize, usize)> {
-    if session.format == Format::OpenHands {
+    if session.format == Format::OPENHANDS {
         return None;
     }
     if session.messages.len() < state.seen {

@@ -117,7 +117,7 @@ pub struct Rec {
 
 /// The session as pydantic-ai messages, in source order.
 pub fn records(session: &Session) -> Vec<Rec> {
-    if session.format == Format::PydanticAi {
+    if session.format == Format::PYDANTIC_AI {
         if let Some(recs) = from_raw(session) {
             return recs;
         }

@@ -40,7 +40,7 @@ pub fn quiet(
     memo: &mut Memo,
 ) -> Option<Trigger> {
     let session = input.session;
-    if session.format == Format::PydanticAi {
+    if session.format == Format::PYDANTIC_AI {
         return None;
     }
     let limits = limits(preset, input, settings).ok()?;

@@ -49,7 +49,7 @@ pub fn compacted(
         now: clock(input.now),
     };
     let doc = Value::Array(compacted::history(&o.layout, &fill));
-    after::read_back(input, doc, Format::PydanticAi)
+    after::read_back(input, doc, Format::PYDANTIC_AI)
         .unwrap_or_else(|_| after::generic(input.session, plan, summary))
 }
 
@@ -158,7 +158,7 @@ mod tests {
             }
             let est = Estimator { tokenizer: None };
             let wire = wire::records(&carried, &history::records(&carried));
-            let reread = after::from_history(&a.session, Value::Array(wire), Format::PydanticAi);
+            let reread = after::from_history(&a.session, Value::Array(wire), Format::PYDANTIC_AI);
             let reread = reread.unwrap().session;
             assert_eq!(
                 request_estimate(&est, &reread),

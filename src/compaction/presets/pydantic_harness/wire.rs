@@ -22,7 +22,7 @@ pub fn records(session: &Session, recs: &[Rec]) -> Vec<Value> {
 
 /// The stored record of a native session.
 fn native(session: &Session, r: &Rec) -> Option<Value> {
-    if session.format != Format::PydanticAi {
+    if session.format != Format::PYDANTIC_AI {
         return None;
     }
     let first = r.messages.first().and_then(|&i| session.messages.get(i))?;

@@ -8,7 +8,6 @@ use std::path::{Component, Path};
 use std::time::SystemTime;
 
 use crate::live::discover::Found;
-use crate::session::Format;
 
 /// `just now`, `3 min ago`, `5 h ago`, `2 d ago`, `4 mo ago`, `1 y ago`; times after `now`
 /// (a clock skew) count as just now.
@@ -45,25 +44,7 @@ pub fn size(bytes: u64) -> String {
 pub fn place(found: &Found) -> String {
     let path = found.path.as_path();
     let names = names(path);
-    let after = |marker: &str| -> Option<String> {
-        let at = names.iter().rposition(|n| n == marker)?;
-        let rest = names.get(at + 1..names.len().saturating_sub(1))?;
-        Some(rest.join("/"))
-    };
-    let found_place = match found.tool {
-        Format::Codex => after("sessions").or_else(|| {
-            names
-                .iter()
-                .any(|n| n == "archived_sessions")
-                .then(|| "archived".to_string())
-        }),
-        Format::GeminiCli => {
-            let at = names.iter().rposition(|n| n == "tmp");
-            at.and_then(|i| names.get(i + 1)).cloned()
-        }
-        Format::OpenHands | Format::OpenHandsV0 => names.last().cloned(),
-        _ => None,
-    };
+    let found_place = crate::formats::registry::of(found.tool).picker_place(&names);
     found_place
         .filter(|p| !p.is_empty())
         .or_else(|| parent_name(path))
@@ -154,6 +135,7 @@ fn subsequence(hay: &[char], needle: &[char]) -> Option<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Format;
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -199,35 +181,35 @@ mod tests {
         let cases = [
             (
                 "/h/.claude/projects/-home-u-app/a.jsonl",
-                Format::ClaudeCode,
+                Format::CLAUDE_CODE,
                 "-home-u-app",
             ),
             (
                 "/h/.codex/sessions/2025/01/02/rollout-x.jsonl",
-                Format::Codex,
+                Format::CODEX,
                 "2025/01/02",
             ),
             (
                 "/h/.codex/archived_sessions/rollout-x.jsonl",
-                Format::Codex,
+                Format::CODEX,
                 "archived",
             ),
             (
                 "/h/.openhands/conversations/0a1b",
-                Format::OpenHands,
+                Format::OPENHANDS,
                 "0a1b",
             ),
             (
                 concat!("/h/.gemini/", "tmp", "/proj1/chats/session-x.jsonl"),
-                Format::GeminiCli,
+                Format::GEMINI_CLI,
                 "proj1",
             ),
             (
                 concat!("/h/.gemini/", "tmp", "/proj1/checkpoint-a.json"),
-                Format::GeminiCli,
+                Format::GEMINI_CLI,
                 "proj1",
             ),
-            ("/x/y/log.json", Format::OpenAiChat, "y"),
+            ("/x/y/log.json", Format::OPENAI_CHAT, "y"),
         ];
         for (path, tool, want) in cases {
             assert_eq!(place(&found(path, tool)), want, "{path}");
