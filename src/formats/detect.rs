@@ -9,7 +9,8 @@
 use serde_json::Value;
 
 use super::common::{str_at, Doc, Loaded};
-use super::registry::{SessionFormat, FORMATS};
+use super::registry::FORMATS;
+use super::session_format::SessionFormat;
 use super::LoadError;
 use crate::session::Format;
 

@@ -2,7 +2,7 @@
 //!
 //! Owns: turning bytes on disk (a file, a directory, stdin) into a `Session`. Each format's
 //! module knows its own quirks and nothing else, and tells the rest of ctxray what it is
-//! through `registry::SessionFormat`; `registry::FORMATS` lists them once. `detect` decides
+//! through `session_format::SessionFormat`; `registry::FORMATS` lists them once. `detect` decides
 //! which one applies from the content, never from the file name. Nothing here counts tokens or
 //! knows about compaction or terminals.
 
@@ -11,8 +11,10 @@ pub mod chunked;
 mod chunked_tests;
 pub mod common;
 pub mod detect;
+pub mod home;
 pub mod image;
 pub mod registry;
+pub mod session_format;
 pub(crate) mod shared;
 pub mod spans;
 pub mod stream;

@@ -1,27 +1,21 @@
 //! Session discovery for the session picker: which agent sessions exist on this machine.
 //!
-//! Owns: where each tool keeps its sessions ([`Locations`], from the environment or given),
-//! walking those roots (bounded depth, symlink loops walked once, unreadable directories skipped
-//! and counted), a cheap look inside each session (title, message-record count) and the
-//! newest-first list ([`discover`]), plus type-to-filter matching ([`filter`]).
+//! Owns: where each tool's root is ([`Locations`], from the environment or given), walking
+//! every format's root through its `find` (`formats::home`: the layouts are the formats'),
+//! the newest-first list ([`discover`]), plus type-to-filter matching ([`filter`]).
 //!
 //! Must not: parse a whole session (that is `formats`), touch a terminal, spawn threads, or fail
 //! because of one bad file or directory. Everything is synchronous; the caller decides when to
 //! (re)discover.
 
-mod bytes;
-mod gemini;
-mod openhands;
-mod scan;
-mod walk;
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
+use crate::formats::home::walk::Walker;
+use crate::formats::home::Finder;
+pub use crate::formats::home::{Found, Home, Limits};
+use crate::formats::registry::{self, FORMATS};
 use crate::session::Format;
-use scan::Scan;
-use walk::{Entry, Walker};
 
 /// Why the default locations could not be worked out.
 #[derive(Debug, thiserror::Error)]
@@ -30,19 +24,11 @@ pub enum DiscoverError {
     NoHome,
 }
 
-/// The roots each tool keeps its sessions under. Every field can be replaced on its own.
+/// The root each tool keeps its sessions under, one per format that has a [`Home`]. Each can
+/// be replaced on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Locations {
-    /// Claude Code: `$CLAUDE_CONFIG_DIR`, else `~/.claude` (sessions in `projects/*/*.jsonl`).
-    pub claude: PathBuf,
-    /// Codex: `$CODEX_HOME`, else `~/.codex` (`sessions/**/rollout-*.jsonl`, `archived_sessions/`).
-    pub codex: PathBuf,
-    /// OpenHands: `$OPENHANDS_PERSISTENCE_DIR`, else `~/.openhands` (`conversations/*/`,
-    /// `agent-canvas/conversations/*/`).
-    pub openhands: PathBuf,
-    /// Gemini CLI: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini` (`tmp/*/chats/*.json[l]`,
-    /// `tmp/*/checkpoint-*.json`).
-    pub gemini: PathBuf,
+    roots: Vec<(Format, PathBuf)>,
 }
 
 impl Locations {
@@ -57,73 +43,45 @@ impl Locations {
 
     /// The roots under `home`, with each tool's own override looked up through `var`
     /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `OPENHANDS_PERSISTENCE_DIR`, and `GEMINI_CLI_HOME`,
-    /// which Gemini CLI takes as the home its `.gemini` lives in); an empty value is unset.
+    /// which Gemini CLI takes as the home its `.gemini` lives in; see each format's `Home`);
+    /// an empty value is unset.
     pub fn from_vars(home: &Path, var: impl Fn(&str) -> Option<OsString>) -> Locations {
-        let mut loc = Locations::under_home(home);
-        if let Some(dir) = var("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-            loc.claude = PathBuf::from(dir);
-        }
-        if let Some(dir) = var("CODEX_HOME").filter(|v| !v.is_empty()) {
-            loc.codex = PathBuf::from(dir);
-        }
-        if let Some(dir) = var("OPENHANDS_PERSISTENCE_DIR").filter(|v| !v.is_empty()) {
-            loc.openhands = PathBuf::from(dir);
-        }
-        if let Some(dir) = var("GEMINI_CLI_HOME").filter(|v| !v.is_empty()) {
-            loc.gemini = PathBuf::from(dir).join(".gemini");
-        }
-        loc
+        let roots = homes()
+            .map(|(format, h)| (format, h.root(home, &var)))
+            .collect();
+        Locations { roots }
     }
 
     /// The default roots under `home`, ignoring the environment.
     pub fn under_home(home: &Path) -> Locations {
-        Locations {
-            claude: home.join(".claude"),
-            codex: home.join(".codex"),
-            openhands: home.join(".openhands"),
-            gemini: home.join(".gemini"),
+        Locations::from_vars(home, |_| None)
+    }
+
+    /// `format`'s root (`None` for a format whose tool keeps no sessions of its own).
+    pub fn root(&self, format: Format) -> Option<&Path> {
+        let found = self.roots.iter().find(|(f, _)| *f == format);
+        found.map(|(_, root)| root.as_path())
+    }
+
+    /// These locations with `format`'s root at `root`.
+    pub fn with(mut self, format: Format, root: impl Into<PathBuf>) -> Locations {
+        let root = root.into();
+        match self.roots.iter_mut().find(|(f, _)| *f == format) {
+            Some((_, r)) => *r = root,
+            None => self.roots.push((format, root)),
         }
+        self
+    }
+
+    /// Every root, in the registry's order.
+    pub fn roots(&self) -> impl Iterator<Item = (Format, &Path)> {
+        self.roots.iter().map(|(f, r)| (*f, r.as_path()))
     }
 }
 
-/// How far discovery looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Directory levels walked below a recursive root (Codex `sessions/YYYY/MM/DD` needs 4).
-    pub max_depth: usize,
-    /// Files up to this size are read whole (title and message count); larger ones only their
-    /// head (title, no count).
-    pub count_bytes: u64,
-    /// How much of a larger file is read for its title.
-    pub head_bytes: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_depth: 8,
-            count_bytes: 64 << 20,
-            head_bytes: 1 << 20,
-        }
-    }
-}
-
-/// One session found on disk.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Found {
-    /// The file, or the directory for an OpenHands conversation; what `load_path` takes.
-    pub path: PathBuf,
-    /// The format it is in (`tool.name()` is the format name).
-    pub tool: Format,
-    /// File size, or the sum of a conversation directory's files.
-    pub size_bytes: u64,
-    /// Last activity: the file's modification time, or the newest in a conversation directory.
-    pub modified: SystemTime,
-    pub title: Option<String>,
-    /// Message records (JSONL lines of message types: Claude `user`/`assistant`, Codex
-    /// `response_item` messages, Gemini `user`/`gemini` records); `None` when not counted
-    /// (a file over `Limits::count_bytes`, an OpenHands directory).
-    pub messages: Option<usize>,
+/// Every format whose tool keeps sessions of its own, with where.
+pub fn homes() -> impl Iterator<Item = (Format, Home)> {
+    FORMATS.iter().filter_map(|f| Some((f.format(), f.home()?)))
 }
 
 /// The sessions found, newest first, and how many unreadable directories/files were passed over.
@@ -142,10 +100,10 @@ pub fn discover(loc: &Locations) -> Discovery {
 pub fn discover_with(loc: &Locations, limits: &Limits) -> Discovery {
     let mut walker = Walker::new(limits.max_depth);
     let mut found = Vec::new();
-    claude(&mut walker, limits, &loc.claude, &mut found);
-    codex(&mut walker, limits, &loc.codex, &mut found);
-    openhands(&mut walker, &loc.openhands, &mut found);
-    gemini(&mut walker, limits, &loc.gemini, &mut found);
+    for (format, root) in loc.roots() {
+        let mut finder = Finder::new(&mut walker, limits, format, &mut found);
+        registry::of(format).find(root, &mut finder);
+    }
     found.sort_by(|a, b| {
         b.modified
             .cmp(&a.modified)
@@ -154,112 +112,6 @@ pub fn discover_with(loc: &Locations, limits: &Limits) -> Discovery {
     Discovery {
         found,
         skipped: walker.skipped,
-    }
-}
-
-/// Claude Code `projects/*/*.jsonl`; legacy `agent-*.jsonl` subagent files are left to their
-/// session (subagents in `<sid>/subagents/` are below the glob).
-fn claude(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found>) {
-    for project in walker.dirs(&root.join("projects")) {
-        for file in walker.list(&project.path) {
-            let name = file.name();
-            if file.is_file() && name.ends_with(".jsonl") && !name.starts_with("agent-") {
-                push_file(walker, limits, file, Format::CLAUDE_CODE, out);
-            }
-        }
-    }
-}
-
-/// Codex `sessions/**/rollout-*.jsonl` and `archived_sessions/*.jsonl`.
-fn codex(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found>) {
-    let rollout = |n: &str| n.starts_with("rollout-") && n.ends_with(".jsonl");
-    for file in walker.files_under(&root.join("sessions"), &rollout) {
-        push_file(walker, limits, file, Format::CODEX, out);
-    }
-    for file in walker.list(&root.join("archived_sessions")) {
-        if file.is_file() && file.name().ends_with(".jsonl") {
-            push_file(walker, limits, file, Format::CODEX, out);
-        }
-    }
-}
-
-/// OpenHands V1 `conversations/*/` and `agent-canvas/conversations/*/`.
-fn openhands(walker: &mut Walker, root: &Path, out: &mut Vec<Found>) {
-    for parent in [
-        root.join("conversations"),
-        root.join("agent-canvas/conversations"),
-    ] {
-        for dir in walker.dirs(&parent) {
-            if let Some(c) = openhands::conversation(walker, &dir) {
-                out.push(Found {
-                    path: dir.path,
-                    tool: Format::OPENHANDS,
-                    size_bytes: c.size,
-                    modified: c.modified,
-                    title: c.title,
-                    messages: None,
-                });
-            }
-        }
-    }
-}
-
-/// Gemini CLI `tmp/*/chats/*.json[l]` and `tmp/*/checkpoint-*.json`.
-fn gemini(walker: &mut Walker, limits: &Limits, root: &Path, out: &mut Vec<Found>) {
-    for project in walker.dirs(&root.join("tmp")) {
-        for file in walker.list(&project.path) {
-            let name = file.name();
-            if file.is_file() && name.starts_with("checkpoint-") && name.ends_with(".json") {
-                push_file(walker, limits, file, Format::GEMINI_CLI, out);
-            }
-        }
-        for file in walker.list(&project.path.join("chats")) {
-            let name = file.name();
-            if file.is_file() && (name.ends_with(".jsonl") || name.ends_with(".json")) {
-                push_file(walker, limits, file, Format::GEMINI_CLI, out);
-            }
-        }
-    }
-}
-
-/// Scans one session file and adds it; an unreadable file is counted as skipped.
-fn push_file(
-    walker: &mut Walker,
-    limits: &Limits,
-    file: Entry,
-    tool: Format,
-    out: &mut Vec<Found>,
-) {
-    let size = file.meta.len();
-    let (bytes, whole) =
-        match scan::read_capped(&file.path, size, limits.count_bytes, limits.head_bytes) {
-            Ok(read) => read,
-            Err(e) => {
-                walker.note(e.kind());
-                return;
-            }
-        };
-    let scan = scan_bytes(tool, file.name(), &bytes, whole);
-    out.push(Found {
-        tool,
-        size_bytes: size,
-        modified: file.meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-        title: scan.title,
-        messages: scan.messages,
-        path: file.path,
-    });
-}
-
-fn scan_bytes(tool: Format, name: &str, bytes: &[u8], whole: bool) -> Scan {
-    match tool {
-        Format::CLAUDE_CODE => scan::claude(bytes, whole),
-        Format::CODEX => scan::codex(bytes, whole),
-        Format::GEMINI_CLI => match name.strip_prefix("checkpoint-") {
-            Some(tag) => gemini::checkpoint(bytes, whole, tag.trim_end_matches(".json")),
-            None if name.ends_with(".jsonl") => gemini::recording(bytes, whole),
-            None => gemini::legacy(bytes, whole),
-        },
-        _ => Scan::default(),
     }
 }
 

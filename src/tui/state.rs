@@ -212,6 +212,10 @@ impl AppState {
     pub fn replan(&mut self) {
         self.finding = None;
         self.plan_error = None;
+        // A compaction under way carries out the plan before: it is not awaited any more.
+        if self.compacting.take().is_some() {
+            self.notice = Some("compaction cancelled: the plan changed".into());
+        }
         let Some(name) = self.preset.clone() else {
             self.planning = None;
             self.set_plan(Err(None));

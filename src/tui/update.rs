@@ -8,7 +8,13 @@ use crate::compaction::preset;
 use crate::compaction::Plan;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    let compacting = state.compacting.is_some();
+    let landed = matches!(msg, Msg::Compacted(_));
     let mut effects = apply(state, msg);
+    // A compaction no longer awaited (Esc, or a new plan asked meanwhile) stops running.
+    if compacting && state.compacting.is_none() && !landed {
+        effects.push(Effect::Cancel(super::jobs::Kind::Compact));
+    }
     effects.extend(state.take_jobs().into_iter().map(Effect::Run));
     effects
 }
@@ -32,7 +38,6 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Back if state.compacting.is_some() => {
             state.compacting = None;
             state.notice = Some("compaction cancelled: the history is unchanged".into());
-            return vec![Effect::Cancel(super::jobs::Kind::Compact)];
         }
         Msg::Back if state.show_help => state.show_help = false,
         Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),

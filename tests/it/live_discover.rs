@@ -304,13 +304,22 @@ fn env_overrides_replace_one_root_each() {
         }
     };
     let loc = Locations::from_vars(&home, vars("/etc/cc", ""));
-    assert_eq!(loc.claude, PathBuf::from("/etc/cc"));
-    assert_eq!(loc.codex, PathBuf::from("/home/u/.codex"));
-    assert_eq!(loc.openhands, PathBuf::from("/home/u/.openhands"));
-    assert_eq!(loc.gemini, PathBuf::from("/home/u/.gemini"));
+    assert_eq!(loc.root(Format::CLAUDE_CODE), Some(Path::new("/etc/cc")));
+    assert_eq!(loc.root(Format::CODEX), Some(Path::new("/home/u/.codex")));
+    assert_eq!(
+        loc.root(Format::OPENHANDS),
+        Some(Path::new("/home/u/.openhands"))
+    );
+    assert_eq!(
+        loc.root(Format::GEMINI_CLI),
+        Some(Path::new("/home/u/.gemini"))
+    );
     let loc = Locations::from_vars(&home, vars("", "/srv/codex"));
-    assert_eq!(loc.claude, PathBuf::from("/home/u/.claude"));
-    assert_eq!(loc.codex, PathBuf::from("/srv/codex"));
+    assert_eq!(
+        loc.root(Format::CLAUDE_CODE),
+        Some(Path::new("/home/u/.claude"))
+    );
+    assert_eq!(loc.root(Format::CODEX), Some(Path::new("/srv/codex")));
     assert_eq!(
         Locations::from_vars(&home, |_| None),
         Locations::under_home(&home)
@@ -320,15 +329,25 @@ fn env_overrides_replace_one_root_each() {
         "GEMINI_CLI_HOME" => Some(OsString::from("/srv/g")),
         _ => None,
     });
-    assert_eq!(loc.openhands, PathBuf::from("/srv/oh"));
+    assert_eq!(loc.root(Format::OPENHANDS), Some(Path::new("/srv/oh")));
     assert_eq!(
-        loc.gemini,
-        PathBuf::from("/srv/g/.gemini"),
+        loc.root(Format::GEMINI_CLI),
+        Some(Path::new("/srv/g/.gemini")),
         "GEMINI_CLI_HOME is a home"
     );
-    assert_eq!(loc.claude, PathBuf::from("/home/u/.claude"));
+    assert_eq!(
+        loc.root(Format::CLAUDE_CODE),
+        Some(Path::new("/home/u/.claude"))
+    );
     let env = Locations::from_env().unwrap();
-    assert!(env.openhands.ends_with(".openhands") && env.gemini.ends_with(".gemini"));
+    let root = |f| env.root(f).unwrap();
+    assert!(
+        root(Format::OPENHANDS).ends_with(".openhands")
+            && root(Format::GEMINI_CLI).ends_with(".gemini")
+    );
+    // Only the tools that keep sessions of their own have a root.
+    assert_eq!(env.roots().count(), 4);
+    assert_eq!(env.root(Format::OPENAI_CHAT), None);
 }
 
 #[test]
@@ -337,10 +356,7 @@ fn overridden_roots_are_searched_instead() {
     let alt = tempfile::tempdir().unwrap();
     let path = alt.path().join("projects/p/zzzz.jsonl");
     write(&path, CLAUDE_C);
-    let loc = Locations {
-        claude: alt.path().to_path_buf(),
-        ..Locations::under_home(home.path())
-    };
+    let loc = Locations::under_home(home.path()).with(Format::CLAUDE_CODE, alt.path());
     let d = discover(&loc);
     let claude: Vec<&Path> = d
         .found

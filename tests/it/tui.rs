@@ -593,6 +593,30 @@ fn a_compaction_carried_out_apart_can_be_cancelled_and_its_late_result_is_droppe
     assert_eq!(s.compaction.as_ref().map(|c| c.generation), Some(1));
 }
 
+#[test]
+fn a_new_plan_asked_while_compacting_cancels_the_compaction_of_the_plan_before() {
+    use ctxray::tui::jobs::Kind;
+    use ctxray::tui::update::update as apply;
+    let mut s = demo(Some("custom"), &["trigger_tokens=1000", "keep_last=6"]);
+    let before = s.len();
+    let (_, sent) = only_job(apply(&mut s, Msg::Compact));
+    // `p` while the offline compaction runs: the compaction is stopped, the next preset planned.
+    let effects = apply(&mut s, Msg::NextPreset);
+    assert!(
+        effects.contains(&Effect::Cancel(Kind::Compact)),
+        "{effects:?}"
+    );
+    assert_ne!(s.preset.as_deref(), Some("custom"));
+    assert!(s.notice.as_deref().unwrap().contains("plan changed"));
+    assert!(!screen(&s, 150, 40).contains("compacting (offline)"));
+    // The old plan's compaction, arriving late, is not shown.
+    for msg in sent {
+        apply(&mut s, msg);
+    }
+    assert!(s.compaction.is_none());
+    assert_eq!(s.len(), before);
+}
+
 /// The single job among `effects` (it must be one), with the message its run sends first.
 fn only_job(effects: Vec<Effect>) -> (ctxray::tui::jobs::Job, Vec<Msg>) {
     let jobs: Vec<_> = effects

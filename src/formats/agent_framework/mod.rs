@@ -37,7 +37,7 @@ pub const EXCLUDED_KIND: &str = "excluded_message";
 /// Agent Framework messages in the format registry.
 pub struct AgentFramework;
 
-impl super::registry::SessionFormat for AgentFramework {
+impl super::session_format::SessionFormat for AgentFramework {
     fn format(&self) -> Format {
         Format::AGENT_FRAMEWORK
     }

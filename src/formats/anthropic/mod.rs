@@ -30,7 +30,7 @@ use crate::session::{CompactionMark, Format, Message, Part, Role, Session, Usage
 /// Anthropic Messages in the format registry.
 pub struct Anthropic;
 
-impl super::registry::SessionFormat for Anthropic {
+impl super::session_format::SessionFormat for Anthropic {
     fn format(&self) -> Format {
         Format::ANTHROPIC
     }

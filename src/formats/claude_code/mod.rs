@@ -10,11 +10,13 @@
 mod blocks;
 #[cfg(test)]
 mod fixture_tests;
+mod home;
 mod subagents;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -48,7 +50,7 @@ const SYNTHETIC_MODEL: &str = "<synthetic>";
 /// Claude Code in the format registry.
 pub struct ClaudeCode;
 
-impl super::registry::SessionFormat for ClaudeCode {
+impl super::session_format::SessionFormat for ClaudeCode {
     fn format(&self) -> Format {
         Format::CLAUDE_CODE
     }
@@ -94,6 +96,20 @@ impl super::registry::SessionFormat for ClaudeCode {
 
     fn writes_lines(&self) -> bool {
         true
+    }
+
+    fn home(&self) -> Option<super::home::Home> {
+        Some(super::home::Home {
+            tool: "Claude Code",
+            dir: ".claude",
+            var: Some("CLAUDE_CONFIG_DIR"),
+            var_below: "",
+            layout: "projects/*/*.jsonl",
+        })
+    }
+
+    fn find(&self, root: &Path, finder: &mut super::home::Finder) {
+        home::find(root, finder)
     }
 
     fn picker_role(&self) -> &'static str {

@@ -8,12 +8,15 @@
 //! `compacted` line carries is the history Codex continued with; its items are not lines of
 //! this session and do not become messages (the lines before the mark stay).
 
+mod home;
 mod usage;
 
 #[cfg(test)]
 mod fixture_tests;
 #[cfg(test)]
 mod tests;
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -28,7 +31,7 @@ use usage::Counter;
 /// Codex in the format registry.
 pub struct Codex;
 
-impl super::registry::SessionFormat for Codex {
+impl super::session_format::SessionFormat for Codex {
     fn format(&self) -> Format {
         Format::CODEX
     }
@@ -57,6 +60,20 @@ impl super::registry::SessionFormat for Codex {
 
     fn writes_lines(&self) -> bool {
         true
+    }
+
+    fn home(&self) -> Option<super::home::Home> {
+        Some(super::home::Home {
+            tool: "Codex",
+            dir: ".codex",
+            var: Some("CODEX_HOME"),
+            var_below: "",
+            layout: "sessions/**/rollout-*.jsonl, archived_sessions/",
+        })
+    }
+
+    fn find(&self, root: &Path, finder: &mut super::home::Finder) {
+        home::find(root, finder)
     }
 
     fn picker_role(&self) -> &'static str {

@@ -7,6 +7,7 @@
 //! log is `recording`'s job, turning records into messages `emit`'s. It must not count tokens.
 
 mod emit;
+mod home;
 mod parts;
 mod recording;
 #[cfg(test)]
@@ -58,7 +59,7 @@ enum Shape {
 /// Gemini CLI in the format registry.
 pub struct GeminiCli;
 
-impl super::registry::SessionFormat for GeminiCli {
+impl super::session_format::SessionFormat for GeminiCli {
     fn format(&self) -> Format {
         Format::GEMINI_CLI
     }
@@ -101,6 +102,20 @@ impl super::registry::SessionFormat for GeminiCli {
 
     fn parse(&self, loaded: &Loaded) -> Result<Session, LoadError> {
         parse(loaded)
+    }
+
+    fn home(&self) -> Option<super::home::Home> {
+        Some(super::home::Home {
+            tool: "Gemini CLI",
+            dir: ".gemini",
+            var: Some("GEMINI_CLI_HOME"),
+            var_below: ".gemini",
+            layout: "tmp/*/chats/, tmp/*/checkpoint-*.json",
+        })
+    }
+
+    fn find(&self, root: &Path, finder: &mut super::home::Finder) {
+        home::find(root, finder)
     }
 
     fn picker_role(&self) -> &'static str {

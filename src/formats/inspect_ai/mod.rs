@@ -26,7 +26,7 @@ use sample::{Header, Place};
 /// inspect_ai eval logs in the format registry.
 pub struct InspectAi;
 
-impl super::registry::SessionFormat for InspectAi {
+impl super::session_format::SessionFormat for InspectAi {
     fn format(&self) -> Format {
         Format::INSPECT_AI
     }

@@ -28,7 +28,7 @@ use blocks::content_parts;
 /// LangChain messages in the format registry.
 pub struct LangChain;
 
-impl super::registry::SessionFormat for LangChain {
+impl super::session_format::SessionFormat for LangChain {
     fn format(&self) -> Format {
         Format::LANGCHAIN
     }

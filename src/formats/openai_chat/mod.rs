@@ -34,7 +34,7 @@ use crate::session::{Format, Message, Part, Role, Session};
 /// OpenAI Chat Completions messages in the format registry.
 pub struct OpenAiChat;
 
-impl super::registry::SessionFormat for OpenAiChat {
+impl super::session_format::SessionFormat for OpenAiChat {
     fn format(&self) -> Format {
         Format::OPENAI_CHAT
     }

@@ -25,7 +25,7 @@ use crate::session::{Format, Part, Role, Session, Usage};
 /// OpenAI Responses items in the format registry.
 pub struct OpenAiResponses;
 
-impl super::registry::SessionFormat for OpenAiResponses {
+impl super::session_format::SessionFormat for OpenAiResponses {
     fn format(&self) -> Format {
         Format::OPENAI_RESPONSES
     }

@@ -7,6 +7,7 @@
 
 mod content;
 mod events;
+mod home;
 mod stats;
 
 #[cfg(test)]
@@ -28,7 +29,7 @@ use events::Builder;
 /// OpenHands (the SDK's events) in the format registry.
 pub struct OpenHands;
 
-impl super::registry::SessionFormat for OpenHands {
+impl super::session_format::SessionFormat for OpenHands {
     fn format(&self) -> Format {
         Format::OPENHANDS
     }
@@ -58,6 +59,20 @@ impl super::registry::SessionFormat for OpenHands {
 
     fn writes_lines(&self) -> bool {
         true
+    }
+
+    fn home(&self) -> Option<super::home::Home> {
+        Some(super::home::Home {
+            tool: "OpenHands",
+            dir: ".openhands",
+            var: Some("OPENHANDS_PERSISTENCE_DIR"),
+            var_below: "",
+            layout: "conversations/*/, agent-canvas/conversations/*/",
+        })
+    }
+
+    fn find(&self, root: &Path, finder: &mut super::home::Finder) {
+        home::find(root, finder)
     }
 
     fn picker_role(&self) -> &'static str {

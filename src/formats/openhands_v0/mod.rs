@@ -21,7 +21,7 @@ use crate::session::{Format, Session};
 /// OpenHands 0.x trajectories in the format registry.
 pub struct OpenHandsV0;
 
-impl super::registry::SessionFormat for OpenHandsV0 {
+impl super::session_format::SessionFormat for OpenHandsV0 {
     fn format(&self) -> Format {
         Format::OPENHANDS_V0
     }

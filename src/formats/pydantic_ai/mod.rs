@@ -37,7 +37,7 @@ use content::{retry_text, return_content, user_content};
 /// pydantic-ai messages in the format registry.
 pub struct PydanticAi;
 
-impl super::registry::SessionFormat for PydanticAi {
+impl super::session_format::SessionFormat for PydanticAi {
     fn format(&self) -> Format {
         Format::PYDANTIC_AI
     }

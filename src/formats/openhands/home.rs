@@ -1,4 +1,5 @@
-//! OpenHands V1 conversation directories (`<id>/base_state.json` + `events/event-*.json`).
+//! Where OpenHands keeps its conversations: directories (`<id>/base_state.json` +
+//! `events/event-*.json`) under `conversations/` and `agent-canvas/conversations/`.
 //!
 //! Owns: deciding whether a directory is a conversation, its size and last activity (newest of
 //! its files, not of the directories), and a title from the first user `MessageEvent` among its first few events. Must
@@ -9,8 +10,31 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::scan::clean;
-use super::walk::{Entry, Walker};
+use crate::formats::home::peek::clean;
+use crate::formats::home::walk::Entry;
+use crate::formats::home::{Finder, Found};
+use crate::session::Format;
+
+/// Every conversation directory under `root`.
+pub(super) fn find(root: &Path, finder: &mut Finder) {
+    for parent in [
+        root.join("conversations"),
+        root.join("agent-canvas/conversations"),
+    ] {
+        for dir in finder.dirs(&parent) {
+            if let Some(c) = conversation(finder, &dir) {
+                finder.push(Found {
+                    path: dir.path,
+                    tool: Format::OPENHANDS,
+                    size_bytes: c.size,
+                    modified: c.modified,
+                    title: c.title,
+                    messages: None,
+                });
+            }
+        }
+    }
+}
 
 /// Events read, at most, looking for the first user message.
 const TITLE_EVENTS: usize = 12;
@@ -19,15 +43,15 @@ const TITLE_EVENTS: usize = 12;
 const TITLE_EVENT_BYTES: u64 = 1 << 20;
 
 /// What a conversation directory holds, cheaply.
-pub(super) struct Conversation {
-    pub(super) size: u64,
-    pub(super) modified: SystemTime,
-    pub(super) title: Option<String>,
+struct Conversation {
+    size: u64,
+    modified: SystemTime,
+    title: Option<String>,
 }
 
 /// Looks at `dir`; `None` if it is not a conversation (no `events/` and no `base_state.json`).
-pub(super) fn conversation(walker: &mut Walker, dir: &Entry) -> Option<Conversation> {
-    let entries = walker.list(&dir.path);
+fn conversation(finder: &mut Finder, dir: &Entry) -> Option<Conversation> {
+    let entries = finder.list(&dir.path);
     let base = entries
         .iter()
         .find(|e| e.name() == "base_state.json" && e.is_file());
@@ -36,7 +60,7 @@ pub(super) fn conversation(walker: &mut Walker, dir: &Entry) -> Option<Conversat
         return None;
     }
     let mut events: Vec<Entry> = match events_dir {
-        Some(d) => walker.list(&d.path),
+        Some(d) => finder.list(&d.path),
         None => Vec::new(),
     };
     events.retain(|e| e.is_file() && e.name().ends_with(".json"));

@@ -11,38 +11,38 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 /// One directory entry, symlinks followed.
-pub(super) struct Entry {
-    pub(super) path: PathBuf,
-    pub(super) meta: Metadata,
+pub struct Entry {
+    pub path: PathBuf,
+    pub meta: Metadata,
 }
 
 impl Entry {
-    pub(super) fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         self.path
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default()
     }
 
-    pub(super) fn is_dir(&self) -> bool {
+    pub fn is_dir(&self) -> bool {
         self.meta.is_dir()
     }
 
-    pub(super) fn is_file(&self) -> bool {
+    pub fn is_file(&self) -> bool {
         self.meta.is_file()
     }
 }
 
 /// Walks the session roots, counting what it had to skip.
-pub(super) struct Walker {
+pub struct Walker {
     visited: HashSet<PathBuf>,
     max_depth: usize,
     /// Directories and entries that exist but could not be read.
-    pub(super) skipped: usize,
+    pub skipped: usize,
 }
 
 impl Walker {
-    pub(super) fn new(max_depth: usize) -> Walker {
+    pub fn new(max_depth: usize) -> Walker {
         Walker {
             visited: HashSet::new(),
             max_depth,
@@ -52,7 +52,7 @@ impl Walker {
 
     /// Records an error: a missing path is normal (no such tool installed), anything else is
     /// counted as skipped.
-    pub(super) fn note(&mut self, kind: ErrorKind) {
+    pub fn note(&mut self, kind: ErrorKind) {
         if kind != ErrorKind::NotFound {
             self.skipped += 1;
         }
@@ -60,7 +60,7 @@ impl Walker {
 
     /// The entries of `dir`, sorted by name; empty if it is missing, unreadable or was already
     /// listed (through another link).
-    pub(super) fn list(&mut self, dir: &Path) -> Vec<Entry> {
+    pub fn list(&mut self, dir: &Path) -> Vec<Entry> {
         let canonical = match fs::canonicalize(dir) {
             Ok(c) => c,
             Err(e) => {
@@ -97,14 +97,14 @@ impl Walker {
     }
 
     /// The subdirectories of `dir`.
-    pub(super) fn dirs(&mut self, dir: &Path) -> Vec<Entry> {
+    pub fn dirs(&mut self, dir: &Path) -> Vec<Entry> {
         let mut entries = self.list(dir);
         entries.retain(Entry::is_dir);
         entries
     }
 
     /// Every file under `dir` (at most `max_depth` levels down) whose name passes `keep`.
-    pub(super) fn files_under(&mut self, dir: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<Entry> {
+    pub fn files_under(&mut self, dir: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<Entry> {
         let mut out = Vec::new();
         self.collect(dir, 0, keep, &mut out);
         out

@@ -5,7 +5,7 @@
 //! the key it wants. Must not allocate, validate JSON, or know any session format.
 
 /// Index of the first `\n` in `bytes`, eight bytes at a time.
-pub(super) fn find_newline(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn find_newline(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = ONES * b'\n' as u64;
@@ -28,20 +28,20 @@ pub(super) fn find_newline(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Splits `bytes` into lines (without the `\n`); the last piece is the unterminated tail, if any.
-pub(super) struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     rest: &'a [u8],
 }
 
 impl<'a> Lines<'a> {
-    pub(super) fn new(bytes: &'a [u8]) -> Lines<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Lines<'a> {
         Lines { rest: bytes }
     }
 }
 
 /// One line, and whether a `\n` ended it.
-pub(super) struct Line<'a> {
-    pub(super) text: &'a [u8],
-    pub(super) complete: bool,
+pub(crate) struct Line<'a> {
+    pub(crate) text: &'a [u8],
+    pub(crate) complete: bool,
 }
 
 impl<'a> Iterator for Lines<'a> {
@@ -73,7 +73,7 @@ impl<'a> Iterator for Lines<'a> {
 
 /// The bytes from where the value of top-level `key` starts (to the end of `obj`), if `obj` is a
 /// JSON object holding that key. Stops at the key: the bytes after it are never looked at.
-pub(super) fn value_of<'a>(obj: &'a [u8], key: &str) -> Option<&'a [u8]> {
+pub(crate) fn value_of<'a>(obj: &'a [u8], key: &str) -> Option<&'a [u8]> {
     let mut i = skip_ws(obj, 0);
     if obj.get(i) != Some(&b'{') {
         return None;
@@ -103,7 +103,7 @@ pub(super) fn value_of<'a>(obj: &'a [u8], key: &str) -> Option<&'a [u8]> {
 }
 
 /// The raw contents of the string at the start of `value` (escapes left as they are).
-pub(super) fn raw_str(value: &[u8]) -> Option<&[u8]> {
+pub(crate) fn raw_str(value: &[u8]) -> Option<&[u8]> {
     if value.first() != Some(&b'"') {
         return None;
     }
@@ -112,7 +112,7 @@ pub(super) fn raw_str(value: &[u8]) -> Option<&[u8]> {
 }
 
 /// The string value of top-level `key` in `obj`, raw.
-pub(super) fn str_of<'a>(obj: &'a [u8], key: &str) -> Option<&'a [u8]> {
+pub(crate) fn str_of<'a>(obj: &'a [u8], key: &str) -> Option<&'a [u8]> {
     value_of(obj, key).and_then(raw_str)
 }
 

@@ -1,16 +1,45 @@
-//! Gemini CLI chat recordings and checkpoints, scanned cheaply.
+//! Where Gemini CLI keeps its chats, and the cheap look inside one.
 //!
-//! Owns: counting the user/gemini records of a recording (a later record with the same `id`
+//! Owns: `tmp/*/chats/*.json[l]` and `tmp/*/checkpoint-*.json` under the root; counting the user/gemini records of a recording (a later record with the same `id`
 //! replaces the earlier, `$set.messages` replaces the list, `$rewindTo` truncates) and its
 //! `summary` title; the legacy whole-JSON recording; `/chat save` checkpoints. Must not build a
 //! `Session` or fail: anything odd yields `None`s.
 
 use std::collections::HashSet;
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::bytes::str_of;
-use super::scan::{clean, lines, parse, Scan};
+use crate::formats::home::bytes::str_of;
+use crate::formats::home::peek::{clean, lines, parse};
+use crate::formats::home::{Finder, Peek};
+
+/// Every recording and checkpoint of the projects under `root`.
+pub(super) fn find(root: &Path, finder: &mut Finder) {
+    for project in finder.dirs(&root.join("tmp")) {
+        for file in finder.list(&project.path) {
+            let name = file.name();
+            if file.is_file() && name.starts_with("checkpoint-") && name.ends_with(".json") {
+                finder.file(file, peek);
+            }
+        }
+        for file in finder.list(&project.path.join("chats")) {
+            let name = file.name();
+            if file.is_file() && (name.ends_with(".jsonl") || name.ends_with(".json")) {
+                finder.file(file, peek);
+            }
+        }
+    }
+}
+
+/// A file found: a checkpoint (by its name), a JSONL recording, or a legacy JSON one.
+fn peek(name: &str, bytes: &[u8], whole: bool) -> Peek {
+    match name.strip_prefix("checkpoint-") {
+        Some(tag) => checkpoint(bytes, whole, tag.trim_end_matches(".json")),
+        None if name.ends_with(".jsonl") => recording(bytes, whole),
+        None => legacy(bytes, whole),
+    }
+}
 
 /// The records of a recording that are messages, in order, by id.
 #[derive(Default)]
@@ -57,7 +86,7 @@ fn is_message(v: &Value) -> bool {
 }
 
 /// A JSONL recording: line 1 is metadata, then records, `$set` and `$rewindTo` lines.
-pub(super) fn recording(bytes: &[u8], whole: bool) -> Scan {
+fn recording(bytes: &[u8], whole: bool) -> Peek {
     let mut log = Log::default();
     let mut summary: Option<String> = None;
     let mut prompt: Option<String> = None;
@@ -73,7 +102,7 @@ pub(super) fn recording(bytes: &[u8], whole: bool) -> Scan {
             None => meta_line(line, &mut log, &mut summary),
         }
     }
-    Scan {
+    Peek {
         title: summary.or(prompt),
         messages: whole.then(|| log.len()),
     }
@@ -113,9 +142,9 @@ fn user_text(v: &Value) -> Option<String> {
 }
 
 /// The legacy `.json` recording `{sessionId, …, summary?, messages}`.
-pub(super) fn legacy(bytes: &[u8], whole: bool) -> Scan {
+fn legacy(bytes: &[u8], whole: bool) -> Peek {
     let Some(v) = whole.then(|| parse(bytes)).flatten() else {
-        return Scan::default();
+        return Peek::default();
     };
     let messages = v.get("messages").and_then(Value::as_array);
     let prompt = || {
@@ -124,7 +153,7 @@ pub(super) fn legacy(bytes: &[u8], whole: bool) -> Scan {
             .find(|m| m.get("type").and_then(Value::as_str) == Some("user"))
             .and_then(user_text)
     };
-    Scan {
+    Peek {
         title: v
             .get("summary")
             .and_then(Value::as_str)
@@ -135,12 +164,12 @@ pub(super) fn legacy(bytes: &[u8], whole: bool) -> Scan {
 }
 
 /// A `/chat save <tag>` checkpoint: `{history: Content[]}` or a bare array; titled by its tag.
-pub(super) fn checkpoint(bytes: &[u8], whole: bool, tag: &str) -> Scan {
+fn checkpoint(bytes: &[u8], whole: bool, tag: &str) -> Peek {
     let v = whole.then(|| parse(bytes)).flatten();
     let history = v
         .as_ref()
         .and_then(|v| v.get("history").unwrap_or(v).as_array());
-    Scan {
+    Peek {
         title: clean(&format!("checkpoint {tag}")),
         messages: history.map(|h| {
             h.iter()
