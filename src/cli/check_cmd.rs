@@ -7,7 +7,6 @@
 //! results, so they are tested without a process.
 
 use std::collections::HashMap;
-use std::io::Write;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -108,16 +107,7 @@ pub fn run(
     fail_on: FailOn,
 ) -> anyhow::Result<i32> {
     let format = common.output();
-    if matches!(format, OutputFormat::Md | OutputFormat::Html) {
-        return Err(anyhow::anyhow!(
-            "--format {} is not available for `check` (use text, json, github or junit)",
-            if format == OutputFormat::Md {
-                "md"
-            } else {
-                "html"
-            }
-        ));
-    }
+    format.check(super::output::Command::Check)?;
     let found = crate::compaction::preset::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let results: Vec<FileCheck> = sources
@@ -138,21 +128,16 @@ pub fn run(
                 .map_err(|e| super::error_text(&e)),
         })
         .collect();
-    let mut out = super::guard::stdout_for(format, common.no_color);
-    let doc = match format {
-        OutputFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&json_doc(&results, &preset.preset, fail_on))?;
-            s.push('\n');
-            s
-        }
-        OutputFormat::Github => github(&results),
-        OutputFormat::Junit => junit(&results, &preset.preset, fail_on),
-        _ => text(&results),
-    };
-    out.write_all(doc.as_bytes())?;
-    out.flush().ok();
+    super::show(
+        common,
+        &super::output::Shown::Check {
+            results: &results,
+            preset: &preset.preset,
+            fail_on,
+        },
+    )?;
     // Text lists unusable files with the findings; the other layouts also say it on stderr.
-    if format != OutputFormat::Text {
+    if format != OutputFormat::TEXT {
         for r in &results {
             if let Err(e) = &r.outcome {
                 eprintln!("ctxray: {}", super::guard::message(e));

@@ -6,7 +6,7 @@ use super::OutputFormat;
 
 pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
-    if output == OutputFormat::Json {
+    if output == OutputFormat::JSON {
         let list: Vec<serde_json::Value> = crate::formats::registry::FORMATS
             .iter()
             .map(|f| serde_json::json!({"name": f.format().name(), "description": f.description()}))

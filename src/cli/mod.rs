@@ -1,7 +1,8 @@
-//! The command line: argument parsing and one module per command.
+//! The command line: argument parsing, one module per command, one per output format.
 //!
-//! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). Commands
-//! print to stdout; errors are one line on stderr and exit 2.
+//! Owns: the CLI contract of DESIGN.md (commands, flags, format names, exit codes). A command
+//! computes what it shows and hands it to its `--format` (`output`, the formats listed once),
+//! which writes it to stdout; errors are one line on stderr and exit 2.
 
 mod check_cmd;
 mod compact_cmd;
@@ -10,6 +11,7 @@ mod formats_cmd;
 pub mod guard;
 mod loading;
 mod numbers;
+pub mod output;
 mod plan_cmd;
 mod presets_cmd;
 mod progress_line;
@@ -30,6 +32,7 @@ use crate::analysis::{Analysis, Options};
 use crate::formats;
 use crate::session::Format;
 use crate::tokens::Encoding;
+pub use output::OutputFormat;
 
 /// Files up to this size are loaded before the inspector takes the screen.
 const LOAD_BEFORE_SCREEN: u64 = 4 << 20;
@@ -180,16 +183,6 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Text,
-    Json,
-    Md,
-    Html,
-    Github,
-    Junit,
-}
-
 /// Which preset, and its settings.
 #[derive(Debug, Clone, Args)]
 pub struct PresetArgs {
@@ -279,7 +272,7 @@ pub struct Common {
     #[arg(long, value_name = "ENC", value_parser = parse_encoding)]
     pub tokenizer: Option<Encoding>,
     /// Output format.
-    #[arg(long, value_enum, value_name = "FMT")]
+    #[arg(long, value_name = "FMT", value_parser = OutputFormat::parser())]
     pub format: Option<OutputFormat>,
     /// Same as `--format json`.
     #[arg(long)]
@@ -309,9 +302,9 @@ pub struct Common {
 impl Common {
     fn output(&self) -> OutputFormat {
         if self.json {
-            OutputFormat::Json
+            OutputFormat::JSON
         } else {
-            self.format.unwrap_or(OutputFormat::Text)
+            self.format.unwrap_or(OutputFormat::TEXT)
         }
     }
 
@@ -536,39 +529,30 @@ fn planned(
 }
 
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
+    let format = common.output();
+    format.check(output::Command::Diff)?;
     let (analysis, mut plan) = planned(source, preset, common)?;
-    let d = match common.output() {
-        // Neither shows the request itself: its texts move into the index, not copied.
-        OutputFormat::Json | OutputFormat::Text => {
-            let summarizer = std::mem::take(&mut plan.summarizer);
-            crate::diff::diff_moving(&analysis.session, &plan, summarizer)
-        }
-        _ => crate::diff::diff(&analysis.session, &plan),
+    let d = if format.output().shows_raw() {
+        crate::diff::diff(&analysis.session, &plan)
+    } else {
+        // The request itself is not shown: its texts move into the index, not copied.
+        let summarizer = std::mem::take(&mut plan.summarizer);
+        crate::diff::diff_moving(&analysis.session, &plan, summarizer)
     };
-    let mut out = guard::stdout_for(common.output(), common.no_color);
-    match common.output() {
-        OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &diff_cmd::diff_json(&analysis, &plan, &d))?;
-            writeln!(out)?;
-        }
-        OutputFormat::Text => {
-            let st = style::Style {
-                on: style::use_color(common.no_color),
-            };
-            diff_cmd::write_text(&mut out, &analysis, &plan, &d, st)?;
-        }
-        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
-            &mut out,
-            f,
-            share_cmd::Kind::Diff,
-            &analysis,
-            Some(&plan),
-            None,
-        )?,
-        other => return Err(unsupported(other, "diff")),
-    }
-    out.flush().ok();
+    show(common, &output::Shown::Diff(&analysis, &plan, &d))?;
     Ok(0)
+}
+
+/// Writes what a command computed to stdout in the `--format` asked.
+fn show(common: &Common, shown: &output::Shown) -> anyhow::Result<()> {
+    let format = common.output();
+    let mut out = guard::stdout_for(format, common.no_color);
+    let st = style::Style {
+        on: style::use_color(common.no_color),
+    };
+    format.write(&mut out, shown, st)?;
+    out.flush().ok();
+    Ok(())
 }
 
 /// Where `compact` writes the compacted session.
@@ -592,12 +576,7 @@ fn compact(
     } = target;
     let to_stdout = output.is_some_and(|p| p == Path::new("-"));
     let format = common.output();
-    if !matches!(
-        format,
-        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md | OutputFormat::Html
-    ) {
-        return Err(unsupported(format, "compact"));
-    }
+    format.check(output::Command::Compact)?;
     if let Some(out) = output.filter(|_| !to_stdout) {
         crate::write::check_output(out, force)?;
     }
@@ -620,7 +599,7 @@ fn compact(
                 .choice()
                 .ok_or_else(|| anyhow!("no network summarizer chosen"))?;
             let client = choice.build()?;
-            let quiet = format != OutputFormat::Text;
+            let quiet = format != OutputFormat::TEXT;
             let s = compact_cmd::summarize_network(client.as_ref(), &plan.summarizer, quiet)?;
             (
                 format!("{}:{}", client.name(), s.model),
@@ -639,7 +618,6 @@ fn compact(
         raw.flush().ok();
         return Ok(0);
     }
-    let mut stdout = guard::stdout_for(format, common.no_color);
     let written = match output {
         Some(out) => {
             let (bytes, written) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
@@ -648,102 +626,32 @@ fn compact(
         }
         None => None,
     };
-    match format {
-        OutputFormat::Json => {
-            serde_json::to_writer_pretty(
-                &mut stdout,
-                &compact_cmd::compact_json(&analysis, &plan, &done),
-            )?;
-            writeln!(stdout)?;
-        }
-        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
-            &mut stdout,
-            f,
-            share_cmd::Kind::Compact,
-            &analysis,
-            Some(&plan),
-            Some(&done),
-        )?,
-        _ => {
-            let st = style::Style {
-                on: style::use_color(common.no_color),
-            };
-            compact_cmd::write_text(&mut stdout, &analysis, &plan, &done, st)?;
-            if let (Some(out), Some(written)) = (output, written) {
-                writeln!(stdout, "\nwrote {} ({written})", out.display())?;
-            }
-        }
+    show(common, &output::Shown::Compact(&analysis, &plan, &done))?;
+    if let (Some(out), Some(written), OutputFormat::TEXT) = (output, written, format) {
+        let mut stdout = guard::stdout_for(format, common.no_color);
+        writeln!(stdout, "\nwrote {} ({written})", out.display())?;
+        stdout.flush().ok();
     }
-    stdout.flush().ok();
     Ok(0)
 }
 
 fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
+    common.output().check(output::Command::Plan)?;
     let (analysis, plan) = planned(source, preset, common)?;
-    let mut out = guard::stdout_for(common.output(), common.no_color);
-    match common.output() {
-        OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &plan_cmd::plan_json(&analysis, &plan))?;
-            writeln!(out)?;
-        }
-        OutputFormat::Text => {
-            let st = style::Style {
-                on: style::use_color(common.no_color),
-            };
-            plan_cmd::write_text(&mut out, &analysis, &plan, st)?;
-        }
-        f @ (OutputFormat::Md | OutputFormat::Html) => share_cmd::write_doc(
-            &mut out,
-            f,
-            share_cmd::Kind::Plan,
-            &analysis,
-            Some(&plan),
-            None,
-        )?,
-        other => return Err(unsupported(other, "plan")),
-    }
-    out.flush().ok();
+    show(common, &output::Shown::Plan(&analysis, &plan))?;
     Ok(0)
 }
 
-fn unsupported(format: OutputFormat, command: &str) -> anyhow::Error {
-    let name = format
-        .to_possible_value()
-        .map_or("?".into(), |v| v.get_name().to_string());
-    anyhow!("--format {name} is not available for `{command}` (use text, json, md or html)")
-}
-
 fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
+    let format = common.output();
+    format.check(output::Command::Report)?;
     // The text and JSON reports read only the parsed messages.
-    let raw = match common.output() {
-        OutputFormat::Json | OutputFormat::Text => loading::Raw::Release,
-        _ => loading::Raw::Keep,
+    let raw = match format.output().shows_raw() {
+        true => loading::Raw::Keep,
+        false => loading::Raw::Release,
     };
     let analysis = loading::analyse_keeping(source, common, raw)?;
-    let mut out = guard::stdout_for(common.output(), common.no_color);
-    match common.output() {
-        OutputFormat::Json => {
-            let value = report_json::report(&analysis);
-            serde_json::to_writer_pretty(&mut out, &value)?;
-            writeln!(out)?;
-        }
-        OutputFormat::Text => {
-            let color = style::use_color(common.no_color);
-            report_text::write(&mut out, &analysis, color)?;
-        }
-        f @ (OutputFormat::Md | OutputFormat::Html) => {
-            share_cmd::write_doc(&mut out, f, share_cmd::Kind::Report, &analysis, None, None)?
-        }
-        other => {
-            return Err(anyhow!(
-                "--format {} is not available for `report` (use text, json, md or html)",
-                other
-                    .to_possible_value()
-                    .map_or("?".into(), |v| v.get_name().to_string())
-            ))
-        }
-    }
-    out.flush().ok();
+    show(common, &output::Shown::Report(&analysis))?;
     Ok(0)
 }
 

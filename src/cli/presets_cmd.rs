@@ -10,7 +10,7 @@ use crate::compaction::preset;
 pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     let presets = preset::all();
-    if output == OutputFormat::Json {
+    if output == OutputFormat::JSON {
         let list: Vec<_> = presets
             .iter()
             .map(|p| {

@@ -10,7 +10,6 @@ use std::io::Write;
 
 use anyhow::anyhow;
 
-use super::replay_json::{compare_json, replay_json};
 use super::style::Style;
 use crate::analysis::Analysis;
 use crate::compaction::preset;
@@ -263,14 +262,7 @@ pub fn run(
     compare: &[String],
     common: &super::Common,
 ) -> anyhow::Result<i32> {
-    use super::OutputFormat;
-    let format = common.output();
-    if !matches!(
-        format,
-        OutputFormat::Text | OutputFormat::Json | OutputFormat::Md | OutputFormat::Html
-    ) {
-        return Err(super::unsupported(format, "replay"));
-    }
+    common.output().check(super::output::Command::Replay)?;
     let sides = if compare.is_empty() {
         vec![Side {
             label: preset.preset.clone(),
@@ -288,41 +280,6 @@ pub fn run(
         let r = run_side(&analysis, &side, &options)?;
         runs.push((side, r));
     }
-    let st = Style {
-        on: super::style::use_color(common.no_color),
-    };
-    let mut out = super::guard::stdout_for(format, common.no_color);
-    match (format, compare.is_empty()) {
-        (OutputFormat::Json, true) => {
-            serde_json::to_writer_pretty(&mut out, &replay_json(&analysis, &runs[0].1))?;
-            writeln!(out)?;
-        }
-        (OutputFormat::Json, false) => {
-            serde_json::to_writer_pretty(&mut out, &compare_json(&analysis, &runs))?;
-            writeln!(out)?;
-        }
-        (f @ (OutputFormat::Md | OutputFormat::Html), _) => {
-            let named: Vec<export::Run> = runs
-                .iter()
-                .map(|(side, r)| export::Run {
-                    label: &side.label,
-                    replay: r,
-                })
-                .collect();
-            let doc = export::Doc {
-                analysis: &analysis,
-                runs: &named,
-            };
-            let text = if f == OutputFormat::Html {
-                export::html::render(&doc)
-            } else {
-                export::md::render(&doc)
-            };
-            out.write_all(text.as_bytes())?;
-        }
-        (_, true) => write_text(&mut out, &analysis, &runs[0].1, st)?,
-        (_, false) => write_compare(&mut out, &analysis, &runs, st)?,
-    }
-    out.flush().ok();
+    super::show(common, &super::output::Shown::Replay(&analysis, &runs))?;
     Ok(0)
 }
