@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 
 use clap::ValueEnum;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::{OutputFormat, PresetArgs};
 use crate::compaction::{Finding, Severity};
+use crate::report::view::FindingView;
 
 /// `--fail-on`: the lowest severity that fails the check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -375,28 +376,55 @@ fn xml(s: &str) -> String {
     out
 }
 
-pub fn json_doc(results: &[FileCheck], preset: &str, fail_on: FailOn) -> Value {
-    json!({
-        "preset": preset,
-        "fail_on": fail_on.name(),
-        "exit_code": exit_code(results, fail_on),
-        "files": results.iter().map(|r| match &r.outcome {
-            Ok(c) => json!({
-                "path": r.path,
-                "format": c.format,
-                "fired": c.fired,
-                "failed": r.fails(fail_on),
-                "findings": c.findings.iter().map(super::report_json::finding).collect::<Vec<_>>(),
-                "error": null,
-            }),
-            Err(e) => json!({
-                "path": r.path,
-                "failed": true,
-                "findings": [],
-                "error": one_line(e),
-            }),
-        }).collect::<Vec<_>>(),
-    })
+pub fn json_doc<'a>(results: &'a [FileCheck], preset: &'a str, fail_on: FailOn) -> CheckDoc<'a> {
+    CheckDoc {
+        preset,
+        fail_on: fail_on.name(),
+        exit_code: exit_code(results, fail_on),
+        files: results
+            .iter()
+            .map(|r| match &r.outcome {
+                Ok(c) => FileDoc {
+                    path: &r.path,
+                    format: Some(c.format),
+                    fired: Some(c.fired),
+                    failed: r.fails(fail_on),
+                    findings: FindingView::all(&c.findings),
+                    error: None,
+                },
+                Err(e) => FileDoc {
+                    path: &r.path,
+                    format: None,
+                    fired: None,
+                    failed: true,
+                    findings: Vec::new(),
+                    error: Some(one_line(e)),
+                },
+            })
+            .collect(),
+    }
+}
+
+/// `check --json`: the preset, the threshold, the exit code and each file's findings.
+#[derive(Serialize)]
+pub struct CheckDoc<'a> {
+    preset: &'a str,
+    fail_on: &'a str,
+    exit_code: i32,
+    files: Vec<FileDoc<'a>>,
+}
+
+/// One file checked; an unusable file has no format and no `fired`, and says why in `error`.
+#[derive(Serialize)]
+struct FileDoc<'a> {
+    path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fired: Option<bool>,
+    failed: bool,
+    findings: Vec<FindingView<'a>>,
+    error: Option<String>,
 }
 
 #[cfg(test)]

@@ -4,9 +4,6 @@
 
 use std::io::Write;
 
-use serde_json::{json, Value};
-
-use super::plan_cmd;
 use super::style::Style;
 use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
@@ -125,49 +122,6 @@ pub fn summarize_network(
         let _ = writeln!(err);
     }
     Ok(result?)
-}
-
-pub fn compact_json<'a>(
-    before: &'a Analysis,
-    plan: &'a Plan,
-    c: &Compaction,
-) -> super::report_json::Doc<'a> {
-    let mut doc = plan_cmd::plan_json(before, plan);
-    let messages: Vec<Value> = c
-        .after
-        .session
-        .messages
-        .iter()
-        .zip(&c.after.counts.messages)
-        .map(|(m, n)| json!({"role": m.role.as_str(), "tokens": n.total()}))
-        .collect();
-    let findings: Vec<Value> = c
-        .findings
-        .iter()
-        .map(|f| {
-            json!({"code": f.code, "severity": f.severity.as_str(), "messages": f.messages, "detail": f.detail})
-        })
-        .collect();
-    {
-        doc.fields.insert(
-            "result".into(),
-            json!({
-                "summarizer": c.summarizer,
-                "summary": c.summary,
-                "tokens_before": before.total_tokens(),
-                "tokens_after": c.after.total_tokens(),
-                "secrets_masked": c.masked,
-                "rejected": c.rejected,
-                "rejected_tokens_after": c.rejected_tokens,
-                "history_format": c.history_format.map(Format::name),
-                // Masked as `-o` masks it: what is printed is what would be written.
-                "history": crate::write::mask_json(&c.history).0,
-                "messages": messages,
-                "findings": findings,
-            }),
-        );
-    }
-    doc
 }
 
 pub fn write_text(

@@ -16,8 +16,6 @@ mod plan_cmd;
 mod presets_cmd;
 mod progress_line;
 mod replay_cmd;
-mod replay_json;
-mod report_json;
 mod report_text;
 mod share_cmd;
 mod style;

@@ -1,14 +1,11 @@
 //! `ctxray plan`: what a preset would do to a session — trigger, split, the exact summarizer
-//! request and findings — as text or as the JSON of DESIGN.md's contract.
+//! request and findings — as text (the JSON document is `report::view::plan`).
 
 use std::io::Write;
 
-use serde_json::{json, Value};
-
-use super::report_json;
 use super::style::Style;
 use crate::analysis::Analysis;
-use crate::compaction::plan::{source_fates, Plan};
+use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
 
 /// Runs the preset named `preset` on an analysed session.
@@ -16,55 +13,6 @@ pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::
     let preset = preset::find(preset_name)?;
     let input = PlanInput::new(analysis);
     Ok(preset::run(preset, &input, sets)?)
-}
-
-/// The plan document: the report's fields plus the plan's.
-pub fn plan_json<'a>(a: &'a Analysis, plan: &'a Plan) -> report_json::Doc<'a> {
-    let mut doc = report_json::report(a).with_plan(plan);
-    let fates = source_fates(&a.session, &plan.split);
-    let preset = preset::find(plan.preset).ok();
-    let extra = json!({
-        "preset": {
-            "name": plan.preset,
-            "framework": plan.framework,
-            "approximate": preset.is_some_and(|p| p.approximate()),
-            "settings": plan.settings.to_json(),
-        },
-        "trigger": {
-            "fired": plan.trigger.fired,
-            "measure": plan.trigger.measure,
-            "value": plan.trigger.value,
-            "threshold": plan.trigger.threshold,
-            "reason": plan.trigger.reason,
-            "estimator": plan.trigger.estimator,
-            "tokens": a.total_tokens(),
-        },
-        "split": {
-            "pinned": plan.split.pinned,
-            "summarized": plan.split.summarized,
-            "kept": plan.split.kept,
-            "dropped": plan.split.dropped,
-        },
-        "kept_source_indices": fates.kept,
-        "summarized_source_indices": fates.summarized,
-        "dropped_source_indices": fates.dropped,
-        "summarizer": null,
-        "insertion": plan.insertion.as_ref().map(|i| json!({"role": i.role.as_str(), "position": i.position, "prefix": i.prefix})),
-    });
-    if let Value::Object(extra) = extra {
-        let doc_map = &mut doc.fields;
-        let mut findings = doc_map
-            .remove("findings")
-            .and_then(|f| match f {
-                Value::Array(a) => Some(a),
-                _ => None,
-            })
-            .unwrap_or_default();
-        findings.extend(plan.findings.iter().map(report_json::finding));
-        doc_map.insert("findings".into(), Value::Array(findings));
-        doc_map.extend(extra);
-    }
-    doc
 }
 
 /// The plan as text: trigger, one line per message with its fate, the summarizer request.

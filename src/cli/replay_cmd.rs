@@ -3,8 +3,9 @@
 //! HTML report (`crate::export::replay`).
 //!
 //! Owns: parsing `--compare` specs, and the text rendering of `replay::Replay` (its JSON is
-//! `replay_json`). The replay itself is `crate::replay` (pure). `--format github|junit` are refused: they report
-//! `check`'s findings per file, which a replay does not produce.
+//! `report::view::replay`). The replay itself is `crate::replay` (pure). `--format
+//! github|junit` are refused: they report `check`'s findings per file, which a replay does not
+//! produce.
 
 use std::io::Write;
 

@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 
-use super::report_json::reported_tokens;
 use super::style::Style;
 use crate::analysis::Analysis;
+use crate::report::view::session::reported_tokens;
 use crate::session::Part;
 
 const BAR_WIDTH: usize = 20;

@@ -3,8 +3,12 @@
 use std::io::Write;
 
 use super::{Command, Output, Shown, Sink};
+use crate::cli::check_cmd;
 use crate::cli::style::Style;
-use crate::cli::{check_cmd, compact_cmd, diff_cmd, plan_cmd, replay_json, report_json};
+use crate::report::view::diff::DiffDoc;
+use crate::report::view::plan::{CompactDoc, PlanDoc};
+use crate::report::view::replay::{CompareDoc, ReplayDoc};
+use crate::report::view::session::Report;
 
 pub struct Json;
 
@@ -27,14 +31,15 @@ impl Output for Json {
 
     fn write(&self, out: &mut dyn Write, shown: &Shown, _: Style) -> anyhow::Result<()> {
         match shown {
-            Shown::Report(a) => pretty(out, &report_json::report(a))?,
-            Shown::Plan(a, plan) => pretty(out, &plan_cmd::plan_json(a, plan))?,
-            Shown::Diff(a, plan, d) => pretty(out, &diff_cmd::diff_json(a, plan, d))?,
-            Shown::Compact(a, plan, done) => {
-                pretty(out, &compact_cmd::compact_json(a, plan, done))?
+            Shown::Report(a) => pretty(out, &Report::of(a))?,
+            Shown::Plan(a, plan) => pretty(out, &PlanDoc::of(a, plan))?,
+            Shown::Diff(a, plan, d) => pretty(out, &DiffDoc::of(a, plan, d))?,
+            Shown::Compact(a, plan, done) => pretty(out, &CompactDoc::of(a, plan, done))?,
+            Shown::Replay(a, [(_, r)]) => pretty(out, &ReplayDoc::of(a, r))?,
+            Shown::Replay(a, runs) => {
+                let runs = runs.iter().map(|(side, r)| (side.label.as_str(), r));
+                pretty(out, &CompareDoc::of(a, runs))?
             }
-            Shown::Replay(a, [(_, r)]) => pretty(out, &replay_json::replay_json(a, r))?,
-            Shown::Replay(a, runs) => pretty(out, &replay_json::compare_json(a, runs))?,
             Shown::Check {
                 results,
                 preset,
