@@ -1,7 +1,10 @@
 //! ctxray: an X-ray for an LLM agent's context window.
 //!
-//! The library is the pure core — session model, format parsers, token counting, tool-call
-//! groups — and the command-line front end in `cli`. Nothing in the core touches a terminal.
+//! The library is the pure core — session model, format parsers (listed once in
+//! `formats::registry`), token counting, tool-call groups, compaction presets (listed once in
+//! `compaction::presets`), the diff and the replay — the presentation model in `report`, and
+//! the front ends: `cli` (its output formats listed once in `cli::output`) and the inspector
+//! in `tui`. Nothing in the core touches a terminal.
 //!
 //! Outside tests nothing unwraps: a failure is an error its caller reports. The exceptions are
 //! named where they stand (constant patterns compiled once, which a test compiles).

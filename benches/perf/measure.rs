@@ -1,6 +1,7 @@
 //! Measurements of one session file: the first frames, token accounting against tiktoken-rs,
 //! every preset's plan, the report binary's time and peak memory; and frame times at many rows.
 
+use ctxray::compaction::presets;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -257,7 +258,7 @@ const PLAN_PRESETS: &[&str] = &["codex", "claude-code", "dimos", "custom"];
 fn plans(analysis: &Analysis, all: bool) {
     let input = PlanInput::new(analysis);
     let mut line = String::from("  plan:");
-    let chosen = preset::all()
+    let chosen = presets::all()
         .into_iter()
         .filter(|p| all || PLAN_PRESETS.contains(&p.name()));
     for p in chosen {

@@ -2,6 +2,7 @@
 //! format the first byte picks). A plan or a `PlanError`; never a panic.
 #![no_main]
 
+use ctxray::compaction::presets;
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_bytes;
@@ -35,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let analysis = Analysis::new(session, &Registry::bundled(), &options);
     let input = PlanInput::new(&analysis);
-    for p in preset::all() {
+    for p in presets::all() {
         let _ = preset::run(p, &input, &required(p.name()));
     }
 });

@@ -109,7 +109,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let format = common.output();
     format.check(super::output::Command::Check)?;
-    let found = crate::compaction::preset::find(&preset.preset)?;
+    let found = crate::compaction::presets::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let results: Vec<FileCheck> = sources
         .iter()

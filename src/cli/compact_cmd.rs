@@ -2,6 +2,7 @@
 //! when asked, a real model) inserted where the framework puts it — and show the history before
 //! and after, the summary, and what only a real run can show.
 
+use crate::compaction::presets;
 use std::io::Write;
 
 use super::style::Style;
@@ -77,7 +78,7 @@ pub fn offline(analysis: &Analysis, plan: &Plan) -> Option<String> {
     if !plan.trigger.fired || plan.insertion.is_none() {
         return None;
     }
-    let p = preset::find(plan.preset).ok()?;
+    let p = presets::find(plan.preset).ok()?;
     Some(preset::offline_summary(p, &PlanInput::new(analysis), plan))
 }
 

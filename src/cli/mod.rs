@@ -402,7 +402,7 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
     use crate::tui::runtime::{self, Exit, Start};
     use crate::tui::tasks::Loader;
     if let Some(name) = &cli.preset {
-        let found = crate::compaction::preset::find(name)?;
+        let found = crate::compaction::presets::find(name)?;
         crate::compaction::Settings::resolve(found.name(), found.params(), &cli.sets)?;
     }
     // A network summarizer is checked now (its key is in the environment) and called only
@@ -519,7 +519,7 @@ fn planned(
     preset: &PresetArgs,
     common: &Common,
 ) -> anyhow::Result<(Analysis, crate::compaction::Plan)> {
-    let found = crate::compaction::preset::find(&preset.preset)?;
+    let found = crate::compaction::presets::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let analysis = analyse(source, common)?;
     let plan = plan_cmd::plan(&analysis, &preset.preset, &preset.sets)?;

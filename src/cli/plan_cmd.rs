@@ -1,6 +1,7 @@
 //! `ctxray plan`: what a preset would do to a session — trigger, split, the exact summarizer
 //! request and findings — as text (the JSON document is `report::view::plan`).
 
+use crate::compaction::presets;
 use std::io::Write;
 
 use super::style::Style;
@@ -10,7 +11,7 @@ use crate::compaction::preset::{self, PlanInput};
 
 /// Runs the preset named `preset` on an analysed session.
 pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::Result<Plan> {
-    let preset = preset::find(preset_name)?;
+    let preset = presets::find(preset_name)?;
     let input = PlanInput::new(analysis);
     Ok(preset::run(preset, &input, sets)?)
 }

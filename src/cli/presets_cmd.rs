@@ -1,15 +1,15 @@
 //! `ctxray presets`: the presets, the framework version each emulates, and their settings.
 
+use crate::compaction::presets;
 use std::io::Write;
 
 use serde_json::json;
 
 use super::OutputFormat;
-use crate::compaction::preset;
 
 pub fn run(output: OutputFormat) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
-    let presets = preset::all();
+    let presets = presets::all();
     if output == OutputFormat::JSON {
         let list: Vec<_> = presets
             .iter()

@@ -7,13 +7,13 @@
 //! github|junit` are refused: they report `check`'s findings per file, which a replay does not
 //! produce.
 
+use crate::compaction::presets;
 use std::io::Write;
 
 use anyhow::anyhow;
 
 use super::style::Style;
 use crate::analysis::Analysis;
-use crate::compaction::preset;
 use crate::export::replay::{
     self as export, evidence_text, fidelity_text, input_facts_text, percent, threshold_text,
 };
@@ -73,14 +73,14 @@ pub fn sides(preset: &str, sets: &[String], specs: &[String]) -> anyhow::Result<
 /// Checks every side's preset and settings before the source is read.
 pub fn validate(sides: &[Side]) -> anyhow::Result<()> {
     for s in sides {
-        let p = preset::find(&s.preset)?;
+        let p = presets::find(&s.preset)?;
         crate::compaction::Settings::resolve(p.name(), p.params(), &s.sets)?;
     }
     Ok(())
 }
 
 pub fn run_side(a: &Analysis, side: &Side, options: &replay::Options) -> anyhow::Result<Replay> {
-    let p = preset::find(&side.preset)?;
+    let p = presets::find(&side.preset)?;
     Ok(replay::replay(a, p, &side.sets, options)?)
 }
 

@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn the_summary_goes_where_the_preset_says_and_the_rest_is_kept_in_order() {
         let a = demo();
-        let p = preset::find("dimos").unwrap();
+        let p = crate::compaction::presets::find("dimos").unwrap();
         let plan = preset::run(p, &PlanInput::new(&a), &["context_window=6000".into()]).unwrap();
         let ins = plan.insertion.clone().unwrap();
         let out = apply(&a.session, &plan, Some("SUMMARY-TEXT"));
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_plan_that_does_not_fire_changes_nothing() {
         let a = demo();
-        let p = preset::find("dimos").unwrap();
+        let p = crate::compaction::presets::find("dimos").unwrap();
         let plan = preset::run(p, &PlanInput::new(&a), &[]).unwrap();
         assert!(!plan.trigger.fired);
         let out = apply(&a.session, &plan, Some("x"));

@@ -8,10 +8,11 @@
 
 use super::after::{self, After};
 use super::findings::{Finding, Severity};
+use super::outcome;
 use super::plan::Plan;
 use super::preset::{GuardCheck, PlanInput};
-use super::{outcome, preset};
 use crate::analysis::Analysis;
+use crate::compaction::presets;
 use crate::session::Format;
 use serde_json::Value;
 
@@ -49,7 +50,7 @@ pub fn carry_out(
     summary: Option<String>,
     masked: usize,
 ) -> Compacted {
-    let framework = preset::find(plan.preset).ok();
+    let framework = presets::find(plan.preset).ok();
     let input = PlanInput::new(before);
     let compacted: After = match framework {
         Some(p) if plan.trigger.fired => p.compacted(&input, plan, summary.as_deref()),

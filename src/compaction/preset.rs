@@ -1,8 +1,9 @@
-//! The preset interface: one implementation per framework version, and the registry of them.
+//! The preset interface: what one implementation per framework version offers.
 //!
 //! Owns: `Preset` (name, framework, parameters, `plan`), `PlanInput` (what a preset may read),
-//! and looking presets up by name. Each preset lives in `presets/` and emulates its framework
-//! exactly, bugs included; this file knows none of them in detail.
+//! and running one (`run`: its settings resolved, the findings every plan gets added). Each
+//! preset lives in `presets/`, which also lists them and looks them up by name; this file
+//! knows none of them.
 
 use super::after::After;
 use super::groups::Grouping;
@@ -189,26 +190,6 @@ pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> S
         let seen = super::seen::Seen::new(&shown);
         super::digest::digest_seen(input.session, &plan.split.summarized, &seen)
     })
-}
-
-/// Every preset, in the order `ctxray presets` lists them.
-pub fn all() -> Vec<&'static dyn Preset> {
-    super::presets::ALL.to_vec()
-}
-
-/// The preset called `name`.
-pub fn find(name: &str) -> Result<&'static dyn Preset, PlanError> {
-    all()
-        .into_iter()
-        .find(|p| p.name() == name)
-        .ok_or_else(|| PlanError::UnknownPreset {
-            name: name.to_string(),
-            known: all()
-                .iter()
-                .map(|p| p.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
 }
 
 /// Resolves settings and runs a preset, then adds the findings every plan gets from its

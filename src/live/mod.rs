@@ -3,8 +3,9 @@
 //! Owns: tailing a growing file ([`TailReader`]: only the bytes appended since the last poll,
 //! an incomplete last line held back until its newline arrives, truncation and replacement
 //! detected), reading any `Read` incrementally ([`StdinReader`], for `ctxray -`), the shared
-//! line splitter ([`LineSplitter`]) and rebuilding a `Session` as records arrive
-//! ([`LiveSession`]).
+//! line splitter ([`LineSplitter`]), rebuilding a `Session` as records arrive
+//! ([`LiveSession`]), and finding the sessions on this machine for the picker (`discover`,
+//! over each format's `home`).
 //!
 //! Must not: touch a terminal, spawn threads, sleep or block beyond one `read` call. Every
 //! reader is driven by its caller's `poll` (the TUI runtime decides when); nothing here knows

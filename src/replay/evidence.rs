@@ -105,7 +105,7 @@ mod tests {
             &crate::tokens::Registry::bundled(),
             &crate::analysis::Options::default(),
         );
-        let custom = crate::compaction::preset::find("custom").unwrap();
+        let custom = crate::compaction::presets::find("custom").unwrap();
         let sets = ["trigger_tokens=1".to_string(), "keep_last=2".to_string()];
         let plan = crate::compaction::preset::run(
             custom,

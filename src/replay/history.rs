@@ -378,7 +378,7 @@ mod tests {
                 vec!["trigger_tokens=1".to_string(), "keep_last=3".to_string()],
             ),
         ] {
-            let p = preset::find(name).unwrap();
+            let p = crate::compaction::presets::find(name).unwrap();
             let plan = preset::run(p, &h.input(&a), &sets).unwrap();
             assert!(plan.trigger.fired, "{name}");
             let after = p.compacted(&h.input(&a), &plan, Some("a summary of the earlier turns"));
@@ -396,7 +396,7 @@ mod tests {
         let n = a.session.messages.len();
         let mut h = History::new(&a, true);
         h.append(&a, 0, n / 2);
-        let p = preset::find("custom").unwrap();
+        let p = crate::compaction::presets::find("custom").unwrap();
         let sets = ["trigger_tokens=1".to_string(), "keep_last=2".to_string()];
         let plan = preset::run(p, &h.input(&a), &sets).unwrap();
         let after = p.compacted(&h.input(&a), &plan, Some("earlier turns, summarized"));
@@ -426,7 +426,7 @@ mod tests {
     #[test]
     fn agent_framework_s_settled_runs_are_carried_beside_the_history() {
         let a = demo();
-        let p = preset::find("agent-framework-sliding").unwrap();
+        let p = crate::compaction::presets::find("agent-framework-sliding").unwrap();
         let sets = ["keep_last_groups=2".to_string()];
         let mut h = History::new(&a, true);
         let n = a.session.messages.len();

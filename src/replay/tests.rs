@@ -5,7 +5,8 @@
 use super::check_points;
 use super::history::History;
 use crate::analysis::{Analysis, Options};
-use crate::compaction::preset::{self, Preset};
+use crate::compaction::preset::Preset;
+use crate::compaction::presets;
 use crate::compaction::quiet::Memo;
 use crate::compaction::Settings;
 use crate::tokens::Registry;
@@ -92,7 +93,7 @@ fn every_quiet_trigger_is_the_plan_s_trigger() {
         ),
     ];
     for (name, sets) in cases {
-        let p = preset::find(name).unwrap();
+        let p = presets::find(name).unwrap();
         let answered = quiet_answers(&a, p, sets);
         assert!(
             answered > 0,

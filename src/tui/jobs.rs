@@ -8,6 +8,7 @@
 //! cancels the running one (its result is not sent), as gitui's single async jobs do. Must
 //! not: touch the terminal or the state.
 
+use crate::compaction::presets;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -140,7 +141,7 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             }
         }
         Work::WhatIf(key) => {
-            let result = crate::compaction::preset::find(&key.0)
+            let result = crate::compaction::presets::find(&key.0)
                 .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
                 .map_err(|e| e.to_string());
             send(Msg::WhatIfDone(key, result));
@@ -156,7 +157,7 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
         } => {
             use crate::compaction::preset;
             let summary = summary.or_else(|| {
-                let p = preset::find(plan.preset).ok()?;
+                let p = presets::find(plan.preset).ok()?;
                 plan.insertion.as_ref()?;
                 Some(preset::offline_summary(
                     p,

@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn every_preset_has_a_knob_it_declares() {
-        for p in crate::compaction::preset::all() {
+        for p in crate::compaction::presets::all() {
             let name = knob(p.name()).unwrap_or_else(|| panic!("{} has no knob", p.name()));
             assert!(
                 p.params().iter().any(|s| s.name == name),

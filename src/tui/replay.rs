@@ -7,12 +7,12 @@
 //! `Work::Replay`), reported back as `Msg::Replayed`. The replay itself is
 //! `crate::replay` (pure).
 
+use crate::compaction::presets;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::msg::{Effect, Msg};
 use super::state::{AppState, RunKey};
-use crate::compaction::preset;
 use crate::replay::{self, Replay};
 
 /// Speeds, in steps per second, are powers of two in this range.
@@ -116,7 +116,7 @@ pub fn enter(state: &mut AppState) {
 
 /// The replay of `key` on `analysis`, offline summaries (what the runtime runs apart too).
 pub fn run(analysis: &crate::analysis::Analysis, key: &RunKey) -> Result<Replay, String> {
-    let p = preset::find(&key.0).map_err(|e| e.to_string())?;
+    let p = presets::find(&key.0).map_err(|e| e.to_string())?;
     replay::replay(analysis, p, &key.1, &replay::Options::default()).map_err(|e| e.to_string())
 }
 

@@ -1,5 +1,6 @@
 //! Everything a frame shows. Views read it by shared reference; only `update` changes it.
 
+use crate::compaction::presets;
 use std::sync::Arc;
 
 use crate::analysis::Analysis;
@@ -433,7 +434,7 @@ pub fn plan_of(
     sets: &[String],
     with_diff: bool,
 ) -> Result<Planned, String> {
-    let plan = preset::find(name)
+    let plan = presets::find(name)
         .and_then(|p| preset::run(p, &PlanInput::new(analysis), sets))
         .map_err(|e| e.to_string())?;
     let diff = with_diff.then(|| crate::diff::diff(&analysis.session, &plan));

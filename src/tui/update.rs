@@ -4,7 +4,7 @@
 
 use super::msg::{Edit, Effect, Msg, PromptKind};
 use super::state::{AppState, DetailMode, Focus, Search, Summarizing};
-use crate::compaction::preset;
+use crate::compaction::presets;
 use crate::compaction::Plan;
 
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
@@ -284,7 +284,7 @@ fn click(state: &mut AppState, column: u16, row: u16) {
 /// Cycles through every preset, then none (forward), or the other way.
 fn cycle_preset(state: &mut AppState, forward: bool) {
     let mut names: Vec<Option<&'static str>> = vec![None];
-    names.extend(preset::all().iter().map(|p| Some(p.name())));
+    names.extend(presets::all().iter().map(|p| Some(p.name())));
     let current = names
         .iter()
         .position(|n| *n == state.preset.as_deref())
@@ -314,7 +314,11 @@ fn set(state: &mut AppState, assignment: &str) {
     state.sets.push(assignment.trim().to_string());
     // A value the settings refuse is put back at once; one the preset's plan refuses, when
     // that plan comes back (`AppState::planned`).
-    if let Some(Ok(p)) = state.preset.as_deref().map(preset::find) {
+    if let Some(Ok(p)) = state
+        .preset
+        .as_deref()
+        .map(crate::compaction::presets::find)
+    {
         if let Err(e) = crate::compaction::Settings::resolve(p.name(), p.params(), &state.sets) {
             state.sets = before;
             state.notice = Some(e.to_string());
@@ -339,7 +343,7 @@ fn turn_knob(state: &mut AppState, dir: i8) {
         state.notice = Some("no preset: p chooses one".into());
         return;
     };
-    let (Some(knob), Ok(found)) = (super::knob::knob(&name), preset::find(&name)) else {
+    let (Some(knob), Ok(found)) = (super::knob::knob(&name), presets::find(&name)) else {
         return;
     };
     let Some(spec) = found.params().iter().find(|s| s.name == knob) else {
@@ -479,7 +483,7 @@ fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
             }
         }
         "unset" => unset(state, rest),
-        "preset" | "p" => match preset::find(rest) {
+        "preset" | "p" => match presets::find(rest) {
             Ok(p) => {
                 state.preset = Some(p.name().to_string());
                 state.sets.clear();

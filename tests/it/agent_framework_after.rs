@@ -6,6 +6,7 @@
 //! rounds as bare `function_call` / `function_result` placeholders).
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer};
 
@@ -45,7 +46,7 @@ fn the_compacted_list_is_the_one_the_framework_stores() {
             )
             .unwrap(),
         );
-        let p = preset::find(dir).unwrap();
+        let p = presets::find(dir).unwrap();
         let input = PlanInput::new(&a);
         let plan = preset::run(p, &input, &[]).unwrap();
         assert!(plan.trigger.fired, "{dir}");
@@ -81,7 +82,7 @@ fn another_format_compacts_into_agent_framework_records() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
     let a = analyse(load_path(&path, None).unwrap());
-    let p = preset::find("agent-framework-sliding").unwrap();
+    let p = presets::find("agent-framework-sliding").unwrap();
     let input = PlanInput::new(&a);
     let plan = preset::run(p, &input, &["keep_last_groups=2".to_string()]).unwrap();
     assert!(plan.trigger.fired);
@@ -108,7 +109,7 @@ fn another_format_compacts_into_agent_framework_records() {
 #[test]
 fn an_empty_summary_leaves_the_list_as_the_framework_does_uncompacted() {
     let a = analyse(load_path(&oracle("agent-framework/above-trigger.input.json"), None).unwrap());
-    let p = preset::find("agent-framework").unwrap();
+    let p = presets::find("agent-framework").unwrap();
     let input = PlanInput::new(&a);
     let plan = preset::run(p, &input, &[]).unwrap();
     assert!(plan.trigger.fired);
@@ -141,7 +142,7 @@ fn a_stored_history_plans_alike_natively_and_through_the_common_model() {
         for session in [native, common] {
             let format = session.format;
             let a = analyse(session);
-            let plan = preset::run(preset::find(dir).unwrap(), &PlanInput::new(&a), &[]).unwrap();
+            let plan = preset::run(presets::find(dir).unwrap(), &PlanInput::new(&a), &[]).unwrap();
             let mut bad = check_fates(e, &a.session, &plan);
             bad.extend(check_summarizer(e, &plan));
             assert!(bad.is_empty(), "{dir} as {}: {bad:?}", format.name());
@@ -186,7 +187,7 @@ fn replayed(json: &str, name: &str, sets: &[&str]) -> (Format, Replay) {
     let format = session.format;
     let a = analyse(session);
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let p = preset::find(name).unwrap();
+    let p = presets::find(name).unwrap();
     (
         format,
         replay::replay(&a, p, &sets, &replay::Options::default()).unwrap(),
@@ -266,7 +267,7 @@ fn the_offline_digest_holds_only_what_the_summarizer_is_shown() {
             )
             .unwrap(),
         );
-        let p = preset::find(dir).unwrap();
+        let p = presets::find(dir).unwrap();
         let input = PlanInput::new(&a);
         let plan = preset::run(p, &input, &[]).unwrap();
         let shown: String = plan.summarizer.iter().map(|m| m.content.as_str()).collect();

@@ -9,13 +9,14 @@
 
 use crate::support::lcg;
 use crate::write;
+use ctxray::compaction::presets;
 use lcg::Lcg;
 
 use std::path::Path;
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::parsed::Parsed;
-use ctxray::compaction::preset::{self, PlanInput, Preset};
+use ctxray::compaction::preset::{PlanInput, Preset};
 use ctxray::compaction::{group_messages, Settings};
 use ctxray::session::{Format, Session};
 use ctxray::tokens::{count_session, Registry};
@@ -135,7 +136,7 @@ fn held(mut s: Session, format: Format) -> Session {
 fn check(name: &str, a: &Analysis) -> usize {
     let mut fired = 0;
     for &(preset_name, sets) in PRESETS {
-        let p = preset::find(preset_name).unwrap();
+        let p = presets::find(preset_name).unwrap();
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let settings = Settings::resolve(p.name(), p.params(), &sets).unwrap();
         let parsed = Parsed::new();

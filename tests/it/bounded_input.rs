@@ -224,16 +224,6 @@ fn three_million_empty_records_cost_little() {
     );
 }
 
-/// Runs the inspector in a pseudo-terminal, sends `q` after `quit_after`; returns its exit
-/// code (`None` if it had to be killed) and everything it drew.
-fn inspector_in_pty(args: &str, quit_after: Duration) -> (Option<i32>, Vec<u8>) {
-    let mut pty = pty::Pty::start_with(&format!("ulimit -v {}; ", CAP >> 10), 200, 30, args);
-    std::thread::sleep(quit_after);
-    pty.send("q");
-    let (code, _) = pty.wait_exit(Duration::from_secs(10));
-    (code, pty.output())
-}
-
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -243,20 +233,23 @@ fn a_followed_file_replaced_by_a_link_to_a_device_is_not_read() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("f.jsonl");
     std::fs::copy(fixture("claude-code/mixed.jsonl"), &path).expect("copy");
-    let (p, d) = (path.clone(), dir.path().to_path_buf());
-    let swapper = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(1500));
-        let link = d.join("link");
-        std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
-        std::fs::rename(&link, &p).expect("rename");
-    });
-    let (code, out) = inspector_in_pty(
-        &format!("{} --follow", path.display()),
-        Duration::from_millis(4000),
+    let prefix = format!("ulimit -v {}; ", CAP >> 10);
+    let mut pty = pty::Pty::start_with(&prefix, 200, 30, &format!("{} --follow", path.display()));
+    let limit = Duration::from_secs(20);
+    // Followed first, then swapped for a link to an endless device.
+    pty.wait_until(
+        "the session",
+        |screen| screen.contains("mixed.jsonl") || screen.contains("f.jsonl"),
+        limit,
     );
-    swapper.join().expect("swapper");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+    std::fs::rename(&link, &path).expect("rename");
+    pty.wait_drawn("not a regular file", limit);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     let screen = String::from_utf8_lossy(&out);
     assert_eq!(code, Some(0), "{screen}");
     assert!(!contains(&out, "panicked"), "{screen}");
-    assert!(contains(&out, "not a regular file"), "{screen}");
 }

@@ -11,6 +11,7 @@
 //!   messages of the split (the framework itself splits it);
 //! - planning twice gives the same plan.
 
+use ctxray::compaction::presets;
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
@@ -307,7 +308,7 @@ fn every_preset_keeps_its_invariants() {
         };
         let analysis = Analysis::new(session, &registry, &options);
         let input = PlanInput::new(&analysis);
-        for p in preset::all() {
+        for p in presets::all() {
             let sets = sets(p.name(), keep);
             let (first, second) =
                 match (preset::run(p, &input, &sets), preset::run(p, &input, &sets)) {
@@ -367,7 +368,7 @@ fn every_preset_keeps_its_invariants() {
     }
     eprintln!("what the generated sessions exercised: {seen:#?}");
     // The generated sessions must exercise compaction: every preset fires on some of them.
-    for p in preset::all() {
+    for p in presets::all() {
         let s = seen.get(p.name()).copied().unwrap_or_default();
         assert!(
             s.fired > 0,
@@ -402,7 +403,7 @@ fn custom_keeps_interleaved_groups_whole() {
         failure_persistence: None,
         ..Config::default()
     };
-    let custom = preset::all()
+    let custom = presets::all()
         .into_iter()
         .find(|p| p.name() == "custom")
         .expect("the custom preset");

@@ -4,6 +4,7 @@
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset::{self, PlanInput};
+use ctxray::compaction::presets;
 use ctxray::diff::{diff, diff_moving};
 use ctxray::formats::load_bytes;
 use ctxray::tokens::Registry;
@@ -33,7 +34,7 @@ fn losses_and_evidence_survival_are_measured() {
         "context_window=300".to_string(),
         "keep_ratio=0.3".to_string(),
     ];
-    let plan = preset::run(preset::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
+    let plan = preset::run(presets::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
     assert_eq!(plan.split.summarized, vec![0, 1, 2, 3]);
     let d = diff(&a.session, &plan);
     assert_eq!(d.messages.len(), 4);
@@ -107,7 +108,7 @@ fn a_transcript_cut_to_its_tail_loses_the_head_of_the_oldest_message() {
         "keep_ratio=0.3".to_string(),
         "max_chars=400".to_string(),
     ];
-    let plan = preset::run(preset::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
+    let plan = preset::run(presets::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
     assert_eq!(plan.split.summarized, vec![0, 1]);
     let d = diff(&a.session, &plan);
     // The transcript is "HumanMessage: START aaa…\nAIMessage: bbb…" (626 chars): its last 400

@@ -6,6 +6,7 @@
 //! Nothing is normalised: Hermes makes up no id or clock reading in that list.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 
 use ctxray::analysis::{Analysis, Options};
@@ -58,7 +59,7 @@ fn check(path: &Path, source: &Path, adjust: fn(&mut Value)) -> Option<Result<()
     let a = Analysis::new(session, &Registry::bundled(), &options);
     let mut pi = PlanInput::new(&a);
     pi.now = g["today"].as_str();
-    let hermes = preset::find("hermes").unwrap();
+    let hermes = presets::find("hermes").unwrap();
     let plan = preset::run(hermes, &pi, &support::hermes_sets(&g)).unwrap();
     let after = hermes.compacted(&pi, &plan, summary.as_deref());
     // A compaction that compacts nothing (too few messages, the auxiliary window refused)

@@ -421,16 +421,6 @@ fn a_directory_without_permission_is_refused() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
-/// Runs the inspector in a pseudo-terminal, sends `q` after `quit_after`; returns its exit
-/// code (`None` if it had to be killed) and everything it drew.
-fn inspector_in_pty(args: &str, quit_after: Duration) -> (Option<i32>, Vec<u8>) {
-    let mut pty = pty::Pty::start_with("", 120, 30, args);
-    std::thread::sleep(quit_after);
-    pty.send("q");
-    let (code, _) = pty.wait_exit(Duration::from_secs(10));
-    (code, pty.output())
-}
-
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -449,35 +439,21 @@ fn a_followed_file_that_shrinks_then_is_replaced_is_read_again() {
         .map(|i| claude_line(&format!("a{i}"), &format!("FIRST-GENERATION-{i}")))
         .collect();
     std::fs::write(&path, long.join("\n") + "\n").expect("write");
-    let (p, d) = (path.clone(), dir.path().to_path_buf());
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(1500));
-        // Truncated in place (copytruncate rotation), then a shorter session written.
-        std::fs::write(&p, claude_line("b1", "SHRUNK-MARKER") + "\n").expect("shrink");
-        std::thread::sleep(Duration::from_millis(1200));
-        // Replaced by rename (create rotation): another file at the same path.
-        let next = d.join("next.jsonl");
-        std::fs::write(&next, claude_line("c1", "REPLACED-MARKER") + "\n").expect("write");
-        std::fs::rename(&next, &p).expect("rename");
-    });
-    let (code, out) = inspector_in_pty(
-        &format!("{} --follow", path.display()),
-        Duration::from_millis(4200),
-    );
-    writer.join().expect("writer");
+    let mut pty = pty::Pty::start_with("", 120, 30, &format!("{} --follow", path.display()));
+    let limit = Duration::from_secs(20);
+    pty.wait_drawn("FIRST-GENERATION-0", limit);
+    // Truncated in place (copytruncate rotation), then a shorter session written.
+    std::fs::write(&path, claude_line("b1", "SHRUNK-MARKER") + "\n").expect("shrink");
+    pty.wait_drawn("SHRUNK-MARKER", limit);
+    // Replaced by rename (create rotation): another file at the same path.
+    let next = dir.path().join("next.jsonl");
+    std::fs::write(&next, claude_line("c1", "REPLACED-MARKER") + "\n").expect("write");
+    std::fs::rename(&next, &path).expect("rename");
+    pty.wait_drawn("REPLACED-MARKER", limit);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    let out = pty.output();
     let screen = String::from_utf8_lossy(&out);
     assert_eq!(code, Some(0), "{screen}");
     assert!(!contains(&out, "panicked"), "{screen}");
-    assert!(
-        contains(&out, "FIRST-GENERATION-0"),
-        "first file never shown"
-    );
-    assert!(
-        contains(&out, "SHRUNK-MARKER"),
-        "the shrunk file was not read again"
-    );
-    assert!(
-        contains(&out, "REPLACED-MARKER"),
-        "the replacing file was not read"
-    );
 }

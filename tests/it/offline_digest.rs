@@ -5,6 +5,7 @@
 //! `ctxray compact --json` on the binary.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::Path;
 use support::first_difference;
 
@@ -38,7 +39,7 @@ fn check_hermes(g: &Value, source: &Path) -> Vec<String> {
     };
     let a = Analysis::new(session, &Registry::bundled(), &options);
     let input = PlanInput::new(&a);
-    let hermes = preset::find("hermes").unwrap();
+    let hermes = presets::find("hermes").unwrap();
     let plan = match preset::run(hermes, &input, &support::hermes_sets(g)) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],
@@ -142,7 +143,7 @@ fn check_dimos(g: &Value) -> Vec<String> {
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    let dimos = preset::find("dimos").unwrap();
+    let dimos = presets::find("dimos").unwrap();
     let plan = match preset::run(dimos, &input, &sets) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],

@@ -6,6 +6,7 @@
 //! every mismatch is reported at once.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer, first_difference};
 
@@ -106,7 +107,7 @@ fn check(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
         ..Options::default()
     };
     let a = Analysis::new(session, &Registry::bundled(), &opts);
-    let p = match preset::run(preset::find(dir).unwrap(), &PlanInput::new(&a), &sets(&g)) {
+    let p = match preset::run(presets::find(dir).unwrap(), &PlanInput::new(&a), &sets(&g)) {
         Ok(p) => p,
         Err(err) => return vec![format!("plan failed: {err}")],
     };
@@ -186,7 +187,7 @@ fn check_history(dir: &str, golden: &Path, input: &Path) -> Vec<String> {
         ..Options::default()
     };
     let a = Analysis::new(session, &Registry::bundled(), &opts);
-    let p = preset::find(dir).unwrap();
+    let p = presets::find(dir).unwrap();
     let input = PlanInput::new(&a);
     let plan = match preset::run(p, &input, &sets(&g)) {
         Ok(plan) => plan,
@@ -259,7 +260,7 @@ fn findings_name_what_each_version_loses() {
             load_path(&root().join(dir).join(format!("{case}.input.json")), None).unwrap();
         let a = Analysis::new(session, &Registry::bundled(), &Options::default());
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let p = preset::run(preset::find(dir).unwrap(), &PlanInput::new(&a), &sets).unwrap();
+        let p = preset::run(presets::find(dir).unwrap(), &PlanInput::new(&a), &sets).unwrap();
         p.findings.iter().map(|f| f.code).collect::<Vec<_>>()
     };
     let codes = run("agent-framework-1.17", "default-parallel-tools", &[]);
@@ -304,7 +305,7 @@ fn required_settings_and_constructor_checks_are_refused() {
     let input = PlanInput::new(&a);
     let run = |name: &str, sets: &[&str]| {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        preset::run(preset::find(name).unwrap(), &input, &sets)
+        preset::run(presets::find(name).unwrap(), &input, &sets)
     };
     assert!(run("agent-framework-sliding", &[]).is_err());
     assert!(run("agent-framework-sliding", &["keep_last_groups=0"]).is_err());

@@ -5,6 +5,7 @@
 //! clock (`today`), given through `PlanInput::now`.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer, first_difference};
 
@@ -52,7 +53,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
     let mut input = PlanInput::new(&a);
     input.now = g["today"].as_str();
     let plan = match preset::run(
-        preset::find("hermes").unwrap(),
+        presets::find("hermes").unwrap(),
         &input,
         &support::hermes_sets(&g),
     ) {
@@ -149,7 +150,7 @@ fn auxiliary_window_settings() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/oracle/hermes");
     let session = load_path(&dir.join("aux-window-lowers-threshold.input.json"), None).unwrap();
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let hermes = preset::find("hermes").unwrap();
+    let hermes = presets::find("hermes").unwrap();
     let run = |sets: &[&str]| {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         preset::run(hermes, &PlanInput::new(&a), &sets).unwrap()

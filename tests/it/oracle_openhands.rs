@@ -6,6 +6,7 @@
 //! checked by construction on the same inputs.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer, indices};
 
@@ -52,7 +53,7 @@ fn sets(g: &Value) -> Vec<String> {
 
 fn run(preset_name: &str, a: &Analysis, sets: &[String]) -> Result<Plan, String> {
     let input = PlanInput::new(a);
-    preset::run(preset::find(preset_name).unwrap(), &input, sets).map_err(|e| e.to_string())
+    preset::run(presets::find(preset_name).unwrap(), &input, sets).map_err(|e| e.to_string())
 }
 
 /// litellm's count of the whole view, read back through the TOKENS trigger: with

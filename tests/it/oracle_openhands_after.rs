@@ -8,6 +8,7 @@
 //! compared as one.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -53,7 +54,7 @@ fn sets(g: &Value) -> Vec<String> {
 }
 
 fn compacted(preset_name: &str, a: &Analysis, g: &Value) -> After {
-    let p = preset::find(preset_name).unwrap();
+    let p = presets::find(preset_name).unwrap();
     let input = PlanInput::new(a);
     let plan = preset::run(p, &input, &sets(g)).unwrap();
     assert!(plan.trigger.fired, "{}", plan.trigger.reason);
@@ -194,7 +195,7 @@ fn the_compacted_session_holds_the_summary_where_the_view_has_it() {
         &Options::default(),
     );
     let plan = preset::run(
-        preset::find("openhands").unwrap(),
+        presets::find("openhands").unwrap(),
         &PlanInput::new(&again),
         &sets(&g),
     )
@@ -284,7 +285,7 @@ fn a_source_in_another_format_compacts_to_the_same_event_shape() {
     let session = load_path(&path, None).unwrap();
     assert_eq!(session.format, Format::OPENAI_CHAT);
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let p = preset::find("openhands").unwrap();
+    let p = presets::find("openhands").unwrap();
     let input = PlanInput::new(&a);
     let sets = ["max_size=6".to_string(), "keep_first=1".to_string()];
     let plan = preset::run(p, &input, &sets).unwrap();

@@ -6,6 +6,7 @@
 //! every mismatch is reported at once.
 
 use crate::support;
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer};
 
@@ -72,7 +73,7 @@ fn check(golden: &Path, input: &Path) -> Vec<String> {
     let a = Analysis::new(session, &Registry::bundled(), &options);
     let preset_name = g["preset"].as_str().unwrap();
     let plan = match preset::run(
-        preset::find(preset_name).unwrap(),
+        presets::find(preset_name).unwrap(),
         &PlanInput::new(&a),
         &sets(&g),
     ) {
@@ -135,7 +136,7 @@ fn check_history(g: &Value, a: &Analysis, plan: &ctxray::compaction::Plan) -> Ve
     let e = &g["expected"];
     let mut bad = Vec::new();
     let summary = e["summary_inserted"]["summary_text"].as_str();
-    let p = preset::find(plan.preset).unwrap();
+    let p = presets::find(plan.preset).unwrap();
     let after = p.compacted(&PlanInput::new(a), plan, summary);
     let want = &e["history"];
     let got = without_clock(after.history.clone(), &e["history_made_up"]);

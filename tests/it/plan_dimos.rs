@@ -4,6 +4,7 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
+use ctxray::compaction::presets;
 use ctxray::compaction::Plan;
 use ctxray::formats::load_bytes;
 use ctxray::tokens::Registry;
@@ -28,7 +29,7 @@ fn plan(history: &[Value], sets: &[&str]) -> (Analysis, Plan) {
     assert_eq!(session.format.name(), "langchain");
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let p = preset::run(preset::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
+    let p = preset::run(presets::find("dimos").unwrap(), &PlanInput::new(&a), &sets).unwrap();
     (a, p)
 }
 
@@ -185,7 +186,7 @@ fn the_window_comes_from_dimos_own_model_table() {
             ..Options::default()
         };
         let a = Analysis::new(session, &Registry::bundled(), &opts);
-        let p = preset::run(preset::find("dimos").unwrap(), &PlanInput::new(&a), &[]).unwrap();
+        let p = preset::run(presets::find("dimos").unwrap(), &PlanInput::new(&a), &[]).unwrap();
         assert_eq!(p.trigger.threshold, (window as f64 * 0.8) as u64, "{model}");
     }
 }
@@ -196,11 +197,11 @@ fn bad_settings_are_refused() {
     let bytes = serde_json::to_vec(&h).unwrap();
     let session = load_bytes(bytes, None, "t.json", None).unwrap();
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let dimos = preset::find("dimos").unwrap();
+    let dimos = presets::find("dimos").unwrap();
     let input = PlanInput::new(&a);
     assert!(preset::run(dimos, &input, &["keep_ratio=0.9".into()]).is_err());
     assert!(preset::run(dimos, &input, &["max_size=3".into()]).is_err());
-    assert!(preset::find("nonesuch").is_err());
+    assert!(presets::find("nonesuch").is_err());
 }
 
 #[test]

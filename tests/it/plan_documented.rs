@@ -6,6 +6,7 @@
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::source_fates;
 use ctxray::compaction::preset::{self, PlanInput};
+use ctxray::compaction::presets;
 use ctxray::compaction::{Plan, PromptRole};
 use ctxray::formats::load_bytes;
 use ctxray::tokens::Registry;
@@ -29,7 +30,7 @@ fn analyse(lines: &[Value], format: &str) -> Analysis {
 
 fn run(a: &Analysis, name: &str, sets: &[&str]) -> Plan {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    preset::run(preset::find(name).unwrap(), &PlanInput::new(a), &sets).unwrap()
+    preset::run(presets::find(name).unwrap(), &PlanInput::new(a), &sets).unwrap()
 }
 
 fn roles(p: &Plan) -> Vec<&'static str> {
@@ -481,7 +482,7 @@ fn custom_triggers_on_tokens_messages_or_ratio() {
     assert_eq!(p.trigger.threshold, 1);
     assert!(p.trigger.fired);
     assert!(preset::run(
-        preset::find("custom").unwrap(),
+        presets::find("custom").unwrap(),
         &PlanInput::new(&a),
         &["trigger_ratio=null".into()]
     )

@@ -1,6 +1,7 @@
 //! Every preset on every real sample and every fixture: no panic, no error, and a plan whose
 //! indices are in range and whose source fates name every record once.
 
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 
 use ctxray::analysis::{Analysis, Options};
@@ -77,7 +78,7 @@ fn every_preset_plans_every_session() {
         let analysis = Analysis::new(session, &registry, &Options::default());
         let input = PlanInput::new(&analysis);
         let n = analysis.session.messages.len();
-        for p in preset::all() {
+        for p in presets::all() {
             let plan = match preset::run(p, &input, &required(p.name())) {
                 Ok(plan) => plan,
                 Err(e) => {

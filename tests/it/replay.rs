@@ -4,6 +4,7 @@
 //! re-compacting on every request; and the binary's JSON, comparison and errors.
 
 use crate::support;
+use ctxray::compaction::presets;
 
 use std::process::Command;
 
@@ -23,7 +24,7 @@ fn analyse(json: &str, window: u64) -> Analysis {
 }
 
 fn run(a: &Analysis, name: &str, sets: &[&str], summary_tokens: Option<usize>) -> Replay {
-    let p = preset::find(name).unwrap();
+    let p = presets::find(name).unwrap();
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     replay::replay(a, p, &sets, &replay::Options { summary_tokens }).unwrap()
 }
@@ -270,7 +271,7 @@ fn every_preset_replays_the_demo_session() {
             ..Options::default()
         },
     );
-    for p in preset::all() {
+    for p in presets::all() {
         let r = match replay::replay(&a, p, &[], &replay::Options::default()) {
             Ok(r) => r,
             // A preset that needs a setting refuses to replay as it refuses to plan.

@@ -6,6 +6,7 @@
 //! (`aux_fit=true`), and no compacted history overflows the window.
 
 use crate::write;
+use ctxray::compaction::presets;
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::plan::Trigger;
@@ -31,7 +32,7 @@ fn generated(size: u64, seed: u64) -> Analysis {
 }
 
 fn run(a: &Analysis, sets: &[&str], summary_tokens: Option<usize>) -> Replay {
-    let p = preset::find("hermes").unwrap();
+    let p = presets::find("hermes").unwrap();
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     replay::replay(a, p, &sets, &replay::Options { summary_tokens }).unwrap()
 }
@@ -101,7 +102,7 @@ fn seed_002_the_lowered_threshold_compacts_half_again_as_often_and_nothing_overf
 fn the_value_after_a_compaction_is_hermes_estimate_of_the_carried_list() {
     let a = generated(600_000, 5);
     let sets = vec!["config_context_length=100000".to_string()];
-    let hermes = preset::find("hermes").unwrap();
+    let hermes = presets::find("hermes").unwrap();
     let r = replay::replay(&a, hermes, &sets, &replay::Options::default()).unwrap();
     assert!(r.compactions.len() >= 2, "{}", r.compactions.len());
     let first = &r.compactions[0];
@@ -157,7 +158,7 @@ fn trigger(value: u64, threshold: u64) -> Trigger {
 /// counts, one that gets under it resets; two in a row block automatic compression.
 #[test]
 fn compactions_that_leave_the_history_over_the_threshold_block_the_next_ones() {
-    let hermes = preset::find("hermes").unwrap();
+    let hermes = presets::find("hermes").unwrap();
     let settings = Settings::resolve("hermes", hermes.params(), &[]).unwrap();
     let done = |after: &[u64]| -> Vec<Done> {
         after

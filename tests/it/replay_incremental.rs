@@ -6,12 +6,12 @@
 
 use crate::support::lcg;
 use crate::write;
+use ctxray::compaction::presets;
 use lcg::Lcg;
 
 use std::path::{Path, PathBuf};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::preset;
 use ctxray::replay::{self, Replay};
 use ctxray::tokens::Registry;
 use serde_json::{json, Value};
@@ -82,7 +82,7 @@ fn analyse(path: &Path) -> Option<Analysis> {
 /// Both replays of `a` under every preset and its settings, compared whole.
 fn assert_same(name: &str, a: &Analysis) -> usize {
     let mut compactions = 0;
-    for p in preset::all() {
+    for p in presets::all() {
         for sets in sets(p.name()) {
             let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
             for options in [
@@ -316,7 +316,7 @@ fn agent_framework_presets_fire_several_times_here() {
     let dir = tempfile::tempdir().unwrap();
     let path = generated(dir.path(), write::Shape::ClaudeCode, 120_000, 3);
     let a = analyse(&path).unwrap();
-    for p in preset::all()
+    for p in presets::all()
         .into_iter()
         .filter(|p| p.name().starts_with("agent-framework"))
     {

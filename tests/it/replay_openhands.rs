@@ -6,6 +6,7 @@
 
 use ctxray::analysis::{Analysis, Options};
 use ctxray::compaction::preset;
+use ctxray::compaction::presets;
 use ctxray::formats::load_bytes;
 use ctxray::replay::{self, Replay};
 use ctxray::tokens::Registry;
@@ -92,7 +93,7 @@ fn replayed(log: &str, max_size: usize) -> Replay {
     let session = load_bytes(log.as_bytes().to_vec(), None, "events.jsonl", None).unwrap();
     assert_eq!(session.format.name(), "openhands");
     let a = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let p = preset::find("openhands").unwrap();
+    let p = presets::find("openhands").unwrap();
     let sets = vec![format!("max_size={max_size}")];
     replay::replay(&a, p, &sets, &replay::Options::default()).unwrap()
 }
@@ -213,7 +214,7 @@ fn before_any_compaction_each_check_measures_the_file_cut_there() {
     let log: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let r = replayed(&log, 1000);
     assert!(r.compactions.is_empty());
-    let p = preset::find("openhands").unwrap();
+    let p = presets::find("openhands").unwrap();
     for s in &r.steps {
         let cut: String = lines[..s.source_index.min(lines.len())]
             .iter()

@@ -5,6 +5,7 @@
 //! should not be) and what came back (streamed deltas, text, usage, one-line errors).
 
 use crate::support;
+use ctxray::compaction::presets;
 
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,7 @@ fn real_plan() -> Vec<PromptMessage> {
     );
     let session = load_bytes(std::fs::read(path).unwrap(), None, "demo", None).unwrap();
     let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
-    let p = preset::find("agent-framework").unwrap();
+    let p = presets::find("agent-framework").unwrap();
     let plan = preset::run(p, &PlanInput::new(&analysis), &[]).unwrap();
     assert!(plan.trigger.fired);
     assert_eq!(plan.summarizer[0].role, PromptRole::System);

@@ -2,6 +2,7 @@
 //! compactions resetting it, and the what-if fire point against `plan` on the session cut at
 //! each request (parsed again from the truncated file, not sliced in memory).
 
+use ctxray::compaction::presets;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -51,7 +52,7 @@ fn analyse_file_prefix(path: &Path, a: &Analysis, upto: usize) -> Analysis {
 }
 
 fn plan_fires(a: &Analysis, name: &str, list: &[&str]) -> (bool, u64, u64) {
-    let p = preset::find(name).unwrap();
+    let p = presets::find(name).unwrap();
     let plan = preset::run(p, &preset::PlanInput::new(a), &sets(list)).unwrap();
     (
         plan.trigger.fired,
@@ -153,7 +154,7 @@ fn codex_compacted_keeps_instructions_and_counts_the_summary_it_holds() {
 fn demo_dimos_first_fires_where_plan_on_the_cut_file_starts_firing() {
     let path = root().join(DEMO);
     let a = analyse(&path);
-    let dimos = preset::find("dimos").unwrap();
+    let dimos = presets::find("dimos").unwrap();
     let w = what_if(&a, dimos, &sets(DEMO_SETS)).unwrap();
     assert!(w.exhaustive, "ten request points are all planned");
     assert_eq!(w.evaluated, w.points);
@@ -188,7 +189,7 @@ fn demo_dimos_first_fires_where_plan_on_the_cut_file_starts_firing() {
 #[test]
 fn a_preset_that_never_fires_has_no_fire_point() {
     let a = analyse(&root().join(DEMO));
-    let dimos = preset::find("dimos").unwrap();
+    let dimos = presets::find("dimos").unwrap();
     let w = what_if(&a, dimos, &sets(&["context_window=1000000"])).unwrap();
     assert!(w.fires.is_empty());
     assert_eq!(w.evaluated, w.points);
@@ -215,7 +216,7 @@ fn long_codex_session_is_sampled_and_the_fire_point_is_a_real_transition() {
     );
     assert!(first_after.reported.unwrap() < last_before.reported.unwrap());
 
-    let dimos = preset::find("dimos").unwrap();
+    let dimos = presets::find("dimos").unwrap();
     let list = ["context_window=20000"];
     let w = what_if(&a, dimos, &sets(&list)).unwrap();
     assert!(!w.exhaustive && w.points > 64);

@@ -2,12 +2,12 @@
 //! events, the work they ask for runs on the executor's threads, and the test waits for the
 //! screen to show the answer.
 
+use ctxray::compaction::presets;
 use std::path::Path;
 use std::time::Duration;
 
 use crate::support::headless::Headless;
 use crossterm::event::KeyCode;
-use ctxray::compaction::preset;
 use ctxray::tui::runtime::Exit;
 
 const WITHIN: Duration = Duration::from_secs(30);
@@ -31,7 +31,7 @@ fn keys_reach_the_loop_the_plan_comes_from_a_job_and_q_quits() {
 
 #[test]
 fn presets_switched_in_a_burst_end_on_the_last_ones_plan() {
-    let names: Vec<&str> = preset::all().iter().map(|p| p.name()).collect();
+    let names: Vec<&str> = presets::all().iter().map(|p| p.name()).collect();
     let at = names.iter().position(|n| *n == "custom").unwrap();
     let mut ui = demo("custom", &[]);
     ui.wait_for("custom", WITHIN);

@@ -72,7 +72,7 @@ fn r_replays_under_the_selected_preset_and_plays_from_the_first_step() {
     // The same replay `ctxray replay` makes with these settings.
     let direct = ctxray::replay::replay(
         &s.analysis,
-        ctxray::compaction::preset::find("custom").unwrap(),
+        ctxray::compaction::presets::find("custom").unwrap(),
         &SETS.map(String::from),
         &ctxray::replay::Options::default(),
     )

@@ -1,5 +1,7 @@
-//! One file per framework preset. Each emulates a named framework version exactly, bugs
-//! included; `ALL` is the registry `ctxray presets` lists, in that order.
+//! One module per framework preset, and the registry of them. Each emulates a named framework
+//! version exactly, bugs included; `ALL` lists them (in the order `ctxray presets` shows), and
+//! `find` looks one up by name. Adding a preset is a module here and one line in `ALL`; the
+//! `Preset` trait (`compaction::preset`) knows nothing of the list.
 
 mod agent_framework;
 mod claude_code;
@@ -12,7 +14,7 @@ mod openhands;
 mod pydantic_harness;
 mod wire;
 
-use super::preset::Preset;
+use super::preset::{PlanError, Preset};
 
 pub static ALL: &[&dyn Preset] = &[
     &openhands::OpenHands,
@@ -33,3 +35,23 @@ pub static ALL: &[&dyn Preset] = &[
     &claude_code::ClaudeCode,
     &custom::Custom,
 ];
+
+/// Every preset, in the order `ctxray presets` lists them.
+pub fn all() -> Vec<&'static dyn Preset> {
+    ALL.to_vec()
+}
+
+/// The preset called `name`.
+pub fn find(name: &str) -> Result<&'static dyn Preset, PlanError> {
+    all()
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| PlanError::UnknownPreset {
+            name: name.to_string(),
+            known: all()
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}

@@ -1,6 +1,7 @@
 //! `plan --json` and `compact --json`: a session's report, then what the preset decided (and,
 //! for `compact`, what carrying it out left).
 
+use crate::compaction::presets;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -9,7 +10,6 @@ use super::{FindingView, Lazy};
 use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted;
 use crate::compaction::plan::{source_fates, Plan, PromptMessage};
-use crate::compaction::preset;
 
 /// The plan document: the report's fields, then the plan's. Its findings are the session's and
 /// the plan's.
@@ -104,7 +104,7 @@ impl<'a> PlanDoc<'a> {
             preset: PresetView {
                 name: plan.preset,
                 framework: plan.framework,
-                approximate: preset::find(plan.preset).is_ok_and(|p| p.approximate()),
+                approximate: presets::find(plan.preset).is_ok_and(|p| p.approximate()),
                 settings: plan.settings.to_json(),
             },
             trigger: TriggerView {

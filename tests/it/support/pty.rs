@@ -95,6 +95,20 @@ impl Pty {
         panic!("{what:?} never shown; the screen:\n{}", self.screen());
     }
 
+    /// Waits until the output so far (every frame drawn, not only the last) holds `needle`;
+    /// panics with the screen after `limit`.
+    pub fn wait_drawn(&self, needle: &str, limit: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            let out = self.output();
+            if out.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("{needle:?} never drawn; the screen:\n{}", self.screen());
+    }
+
     /// Waits for the program to end: its status and how long that took.
     pub fn wait_exit(&mut self, limit: Duration) -> (Option<i32>, Duration) {
         let start = Instant::now();

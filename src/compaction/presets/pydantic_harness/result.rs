@@ -135,7 +135,7 @@ mod tests {
         ] {
             let a = analyse(rel);
             let sets: Vec<String> = SEED.iter().map(|s| s.to_string()).collect();
-            let p = preset::find("pydantic-ai-harness").unwrap();
+            let p = crate::compaction::presets::find("pydantic-ai-harness").unwrap();
             let input = PlanInput::new(&a);
             let plan = preset::run(p, &input, &sets).unwrap();
             let after = p.compacted(&input, &plan, Some("brief"));
