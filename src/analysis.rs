@@ -5,9 +5,9 @@
 //! running the pure passes once. Children (subagents) are analysed the same way. Counts kept
 //! by an earlier run come from the count cache the options name (`count_cache`).
 
-use crate::compaction::{findings, group_messages, Finding, Grouping};
 use crate::count_cache::CountCache;
 use crate::session::Session;
+use crate::structure::{findings, group_messages, Finding, Grouping};
 use crate::tokens::{
     count_session_after, count_session_memo, count_session_with, CountMemo, Counter, Counts,
     Encoding, ImageCosting, MessageCount, ModelInfo, Registry,

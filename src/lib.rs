@@ -18,6 +18,7 @@ pub mod config;
 pub mod count_cache;
 pub mod diff;
 pub mod export;
+pub mod facts;
 pub mod formats;
 pub mod limits;
 pub mod live;
@@ -28,6 +29,7 @@ pub mod replay;
 pub mod report;
 pub mod secrets;
 pub mod session;
+pub mod structure;
 pub mod summarize;
 #[cfg(test)]
 mod testing;

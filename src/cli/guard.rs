@@ -8,7 +8,6 @@
 //! of `style` (kept only when colour is on) and `--format github`'s own `::` annotations.
 //! Must not: touch JSON or written session files (serde escapes those; they are data).
 
-use super::output::Sink;
 use std::io::{self, Write};
 
 use crate::text::{self, Mode};
@@ -127,19 +126,6 @@ fn sgr_len(s: &str) -> usize {
 /// Stdout for a text-like output, sanitised line by line.
 pub fn stdout(allow: Allow) -> Guard<io::BufWriter<io::StdoutLock<'static>>> {
     Guard::new(io::BufWriter::new(io::stdout().lock()), allow)
-}
-
-/// Stdout for `format`, as its [`Sink`] says: JSON and HTML as written (serde and the HTML
-/// writer escape them), every other format through a [`Guard`] (colour kept only for text on a
-/// colour terminal, `::` lines only for `github`).
-pub fn stdout_for(format: super::OutputFormat, no_color: bool) -> Box<dyn Write> {
-    match format.output().sink() {
-        Sink::Escaped => Box::new(io::BufWriter::new(io::stdout().lock())),
-        Sink::Guarded { sgr, workflow } => Box::new(stdout(Allow {
-            sgr: sgr && super::style::use_color(no_color),
-            workflow,
-        })),
-    }
 }
 
 /// One message line for stderr (`ctxray: …`), sanitised: kept line breaks, no controls.

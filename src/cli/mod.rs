@@ -5,6 +5,7 @@
 //! which writes it to stdout; errors are one line on stderr and exit 2.
 
 mod check_cmd;
+mod check_report;
 mod compact_cmd;
 mod diff_cmd;
 mod formats_cmd;
@@ -149,7 +150,7 @@ pub enum Command {
         /// cut from its result, a secret sent to the summarizer; warn also fails on what the
         /// framework is known to drop).
         #[arg(long, value_enum, default_value = "error", value_name = "SEVERITY")]
-        fail_on: check_cmd::FailOn,
+        fail_on: check_report::FailOn,
         #[command(flatten)]
         common: Common,
     },
@@ -544,7 +545,7 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
 /// Writes what a command computed to stdout in the `--format` asked.
 fn show(common: &Common, shown: &output::Shown) -> anyhow::Result<()> {
     let format = common.output();
-    let mut out = guard::stdout_for(format, common.no_color);
+    let mut out = output::stdout(format, common.no_color);
     let st = style::Style {
         on: style::use_color(common.no_color),
     };
@@ -626,7 +627,7 @@ fn compact(
     };
     show(common, &output::Shown::Compact(&analysis, &plan, &done))?;
     if let (Some(out), Some(written), OutputFormat::TEXT) = (output, written, format) {
-        let mut stdout = guard::stdout_for(format, common.no_color);
+        let mut stdout = output::stdout(format, common.no_color);
         writeln!(stdout, "\nwrote {} ({written})", out.display())?;
         stdout.flush().ok();
     }

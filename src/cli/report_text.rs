@@ -227,14 +227,4 @@ fn clip(s: &str, width: usize) -> String {
     crate::text::clip(s, width)
 }
 
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;

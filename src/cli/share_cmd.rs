@@ -1,10 +1,9 @@
-//! The documents of `--format md` and `html` (`report`, `plan`, `diff`, `compact`, `replay`),
+//! The report documents of `--format md` and `html` (`report`, `plan`, `diff`, `compact`),
 //! and `ctxray export`: hands what the command computed to the pure renderers of
 //! `crate::export`.
 
 use std::io::Write;
 
-use super::output::Shown;
 use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::Plan;
@@ -46,47 +45,6 @@ pub fn report<'a>(
 pub fn html(kind: Kind, a: &Analysis, plan: Option<&Plan>, done: Option<&Compaction>) -> String {
     let diff = plan.map(|p| crate::diff::diff(&a.session, p));
     export::html::render(&report(kind, a, plan, diff.as_ref(), done))
-}
-
-/// The Markdown or HTML document of what a command computed: `render` writes a command's
-/// report, `replay` a replay's. The diff of a plan-based document is computed here when the
-/// command did not compute it. `None` for `check`, which has no document.
-pub fn document(
-    shown: &Shown,
-    render: fn(&Report) -> String,
-    replay: fn(&export::replay::Doc) -> String,
-) -> Option<String> {
-    let (kind, a, plan, given, done) = match *shown {
-        Shown::Report(a) => (Kind::Report, a, None, None, None),
-        Shown::Plan(a, p) => (Kind::Plan, a, Some(p), None, None),
-        Shown::Diff(a, p, d) => (Kind::Diff, a, Some(p), Some(d), None),
-        Shown::Compact(a, p, c) => (Kind::Compact, a, Some(p), None, Some(c)),
-        Shown::Replay(a, runs) => {
-            let named: Vec<export::replay::Run> = runs
-                .iter()
-                .map(|(side, r)| export::replay::Run {
-                    label: &side.label,
-                    replay: r,
-                })
-                .collect();
-            return Some(replay(&export::replay::Doc {
-                analysis: a,
-                runs: &named,
-            }));
-        }
-        Shown::Check { .. } => return None,
-    };
-    let computed = match (plan, given) {
-        (Some(p), None) => Some(crate::diff::diff(&a.session, p)),
-        _ => None,
-    };
-    Some(render(&report(
-        kind,
-        a,
-        plan,
-        given.or(computed.as_ref()),
-        done,
-    )))
 }
 
 /// `ctxray export SOURCE --preset P -o OUT`: the plan's HTML page written to OUT (a temporary

@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use super::apply;
 use super::plan::Plan;
-use super::preset::PlanInput;
 use crate::formats::common::Loaded;
 use crate::session::{Format, Session};
 
@@ -33,7 +32,7 @@ pub struct After {
     pub persisted: Option<Value>,
     /// Messages the framework still holds that `session` leaves out, because no later plan of
     /// a replay reads more of them than the preset keeps here (`None`: `session` is the whole
-    /// list). Only a preset whose input allows it (`PlanInput::carried`) leaves any out.
+    /// list). Only a preset whose input allows it (`preset::PlanInput::carried`) leaves any out.
     pub carried: Option<Carried>,
 }
 
@@ -81,21 +80,8 @@ pub fn from_history(
     read(base, history, format, true)
 }
 
-/// [`from_history`] for a plan of `input`; in a replay whose history keeps another format
-/// than the framework's (a Claude Code session planned as Agent Framework), the history's
-/// messages get no raw records and no bytes are written for them: the replay drops the raw
-/// records of a read-back history of another format (`replay::history`) and reads only its
-/// messages.
-pub fn read_back(
-    input: &PlanInput,
-    history: Value,
-    format: Format,
-) -> Result<After, ReadBackError> {
-    let raw_dropped = input.parsed.is_some() && input.session.format != format;
-    read(input.session, history, format, !raw_dropped)
-}
-
-fn read(
+/// A history read back as a session of `format`; `write`: its messages get raw records.
+pub(super) fn read(
     base: &Session,
     history: Value,
     format: Format,

@@ -10,7 +10,7 @@ use super::plan::{Plan, PromptRole};
 use crate::session::{CompactionMark, Message, Part, Role, Session};
 
 /// The kind of the mark a ctxray compaction leaves in the history.
-pub const MARK_KIND: &str = "ctxray-compaction";
+pub const MARK_KIND: &str = CompactionMark::CTXRAY;
 
 /// The compacted history of `session` under `plan`, with `summary` (the summarizer's text as
 /// returned) inserted. A plan that does not fire leaves the history as it is; a plan without an

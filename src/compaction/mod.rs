@@ -1,14 +1,13 @@
-//! Compaction: tool-call groups, findings, and the presets that reproduce each framework's
-//! trigger, cut and summarizer input exactly.
+//! Compaction: the presets that reproduce each framework's trigger, cut and summarizer input
+//! exactly, and carrying a plan out.
 //!
-//! Pure and headless: reads a parsed session and its counts, returns a `Plan`.
+//! Pure and headless: reads an analysed session (its counts, and the tool-call groups and
+//! findings of `structure`, re-exported here), returns a `Plan`.
 
 pub mod after;
 pub mod apply;
 pub mod carry_out;
 pub mod digest;
-pub mod findings;
-pub mod groups;
 pub mod outcome;
 pub mod parsed;
 pub mod plan;
@@ -18,8 +17,8 @@ pub mod quiet;
 pub mod seen;
 pub mod settings;
 
-pub use findings::{Finding, Severity};
-pub use groups::{group_messages, Group, Grouping};
+pub use crate::structure::{findings, groups};
+pub use crate::structure::{group_messages, Finding, Group, Grouping, Severity};
 pub use plan::{Plan, PromptMessage, PromptRole, Split, Trigger};
 pub use preset::{PlanError, PlanInput, Preset};
 pub use settings::{Kind, ParamSpec, Settings};

@@ -7,7 +7,7 @@
 
 use super::findings::{Finding, Severity};
 use super::plan::Plan;
-use crate::diff::evidence;
+use crate::facts::evidence;
 use crate::session::Session;
 
 /// Evidence of the summarized range: `(total, found in the summary, the first lost ones)`.
@@ -28,7 +28,7 @@ pub fn evidence_in_summary(
     }
     // One index of the summary: each fact is looked up in time of its own length, not searched
     // for through the whole summary.
-    let index = crate::diff::TextIndex::new(summary);
+    let index = crate::facts::TextIndex::new(summary);
     let lost: Vec<String> = evidence::lost_in(items.iter(), &index)
         .map(|e| e.text.clone())
         .collect();

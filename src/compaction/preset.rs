@@ -37,6 +37,20 @@ pub struct PlanInput<'a> {
 }
 
 impl<'a> PlanInput<'a> {
+    /// `after::from_history` for a plan of this input; in a replay whose history keeps another
+    /// format than the framework's (a Claude Code session planned as Agent Framework), the
+    /// history's messages get no raw records and no bytes are written for them: the replay drops
+    /// the raw records of a read-back history of another format (`replay::history`) and reads
+    /// only its messages.
+    pub fn read_back(
+        &self,
+        history: serde_json::Value,
+        format: crate::session::Format,
+    ) -> Result<After, super::after::ReadBackError> {
+        let raw_dropped = self.parsed.is_some() && self.session.format != format;
+        super::after::read(self.session, history, format, !raw_dropped)
+    }
+
     pub fn new(a: &'a Analysis) -> PlanInput<'a> {
         PlanInput {
             session: &a.session,

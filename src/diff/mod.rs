@@ -7,8 +7,6 @@
 //! about the input goes to one `TextIndex` of it, so a diff is linear in the range and the
 //! input. Pure: reads a session and a plan, knows nothing of presets or terminals.
 
-pub mod evidence;
-pub mod index;
 #[cfg(test)]
 mod naive_tests;
 mod pending;
@@ -19,9 +17,9 @@ use serde_json::Value;
 
 use crate::compaction::plan::PromptMessage;
 use crate::compaction::Plan;
+pub use crate::facts::{evidence, index};
+pub use crate::facts::{Evidence, EvidenceKind, TextIndex};
 use crate::session::{Message, Part, Role, Session};
-pub use evidence::{Evidence, EvidenceKind};
-pub use index::TextIndex;
 use pending::{facts_of, pending_of, quick_lines, Pending};
 
 /// What the summarizer sees of one summarized message.

@@ -160,18 +160,7 @@ pub fn part_summary(parts: &[Part]) -> String {
         .join(",")
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;
 
 /// One fact of a page's header: shown as code (a name to copy) or as text.
 pub(crate) enum Fact {

@@ -180,6 +180,11 @@ pub struct CompactionMark {
     pub summary: Option<String>,
 }
 
+impl CompactionMark {
+    /// The kind of the mark a ctxray compaction leaves in the history.
+    pub const CTXRAY: &'static str = "ctxray-compaction";
+}
+
 /// A source record that could not be read, kept so the user is told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {

@@ -2,9 +2,35 @@
 //! are made visible and inert before they reach a terminal, a CI log or a Markdown file.
 //!
 //! Owns: the one convention for showing control characters (see [`sanitize`]), cutting to a
-//! width after sanitising, and neutralising GitHub workflow commands at the start of a line.
+//! width after sanitising, neutralising GitHub workflow commands at the start of a line, and
+//! the thousands separators every output writes numbers with.
 //! Must not: do any IO, know about output formats or colours (the CLI decides where it applies).
 
 pub mod sanitize;
 
 pub use sanitize::{block, clip, inline, neutralize_line, Mode};
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: impl std::fmt::Display) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_are_separated_from_the_right() {
+        assert_eq!(super::thousands(0u64), "0");
+        assert_eq!(super::thousands(999usize), "999");
+        assert_eq!(super::thousands(1000u64), "1,000");
+        assert_eq!(super::thousands(1234567usize), "1,234,567");
+        assert_eq!(super::thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+}

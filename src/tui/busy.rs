@@ -26,7 +26,17 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use super::app::{self, App};
 use super::input::{self, Input, InputMode};
 use super::msg::{Effect, Msg};
-use super::runtime::Exit;
+
+/// How the inspector ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// A signal asked us to stop: the conventional status is 128 + its number.
+    Signal(i32),
+    /// Loading failed before anything was shown.
+    Failed(String),
+}
 
 /// How long an update runs before the status line says so and keys stop being queued.
 pub const ANNOUNCE_AFTER: Duration = Duration::from_millis(200);

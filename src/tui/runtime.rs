@@ -33,16 +33,7 @@ use crate::progress::Progress;
 /// The shortest time between two frames: a burst of input or results is drawn once.
 const FRAME: Duration = Duration::from_millis(16);
 
-/// How the inspector ended.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Exit {
-    /// The user quit.
-    Quit,
-    /// A signal asked us to stop: the conventional status is 128 + its number.
-    Signal(i32),
-    /// Loading failed before anything was shown.
-    Failed(String),
-}
+pub use super::busy::Exit;
 
 /// What the inspector opens on.
 pub struct Start {

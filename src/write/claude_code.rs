@@ -60,7 +60,7 @@ pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec
     let inserted = compacted
         .marks
         .iter()
-        .find(|k| k.kind == crate::compaction::apply::MARK_KIND)
+        .find(|k| k.kind == crate::session::CompactionMark::CTXRAY)
         .map(|k| k.before_message);
     for m in &compacted.messages {
         let summary = m.parts.iter().find_map(|p| match p {

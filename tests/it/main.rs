@@ -24,6 +24,7 @@ mod faults;
 mod hermes_compacted;
 mod hostile;
 mod hostile_output;
+mod layers;
 mod live_discover;
 mod live_session;
 mod live_tail;

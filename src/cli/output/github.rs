@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::{not_shown, Command, Output, Shown, Sink};
-use crate::cli::check_cmd;
+use crate::cli::check_report;
 use crate::cli::style::Style;
 
 pub struct Github;
@@ -28,7 +28,7 @@ impl Output for Github {
         let Shown::Check { results, .. } = shown else {
             return Err(not_shown(self.name(), shown));
         };
-        out.write_all(check_cmd::github(results).as_bytes())?;
+        out.write_all(check_report::github(results).as_bytes())?;
         Ok(())
     }
 }

@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use super::{not_shown, Command, Output, Shown, Sink};
-use crate::cli::share_cmd;
 use crate::cli::style::Style;
 use crate::export;
 
@@ -23,8 +22,9 @@ impl Output for Html {
     }
 
     fn write(&self, out: &mut dyn Write, shown: &Shown, _: Style) -> anyhow::Result<()> {
-        let text = share_cmd::document(shown, export::html::render, export::replay::html::render)
-            .ok_or_else(|| not_shown(self.name(), shown))?;
+        let text =
+            super::document::document(shown, export::html::render, export::replay::html::render)
+                .ok_or_else(|| not_shown(self.name(), shown))?;
         out.write_all(text.as_bytes())?;
         Ok(())
     }

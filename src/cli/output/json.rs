@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::{Command, Output, Shown, Sink};
-use crate::cli::check_cmd;
+use crate::cli::check_report;
 use crate::cli::style::Style;
 use crate::report::view::diff::DiffDoc;
 use crate::report::view::plan::{CompactDoc, PlanDoc};
@@ -44,7 +44,7 @@ impl Output for Json {
                 results,
                 preset,
                 fail_on,
-            } => pretty(out, &check_cmd::json_doc(results, preset, *fail_on))?,
+            } => pretty(out, &check_report::json_doc(results, preset, *fail_on))?,
         }
         writeln!(out)?;
         Ok(())

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::{not_shown, Command, Output, Shown};
-use crate::cli::check_cmd;
+use crate::cli::check_report;
 use crate::cli::style::Style;
 
 pub struct Junit;
@@ -26,7 +26,7 @@ impl Output for Junit {
         else {
             return Err(not_shown(self.name(), shown));
         };
-        out.write_all(check_cmd::junit(results, preset, *fail_on).as_bytes())?;
+        out.write_all(check_report::junit(results, preset, *fail_on).as_bytes())?;
         Ok(())
     }
 }

@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use super::{not_shown, Command, Output, Shown};
-use crate::cli::share_cmd;
 use crate::cli::style::Style;
 use crate::export;
 
@@ -19,7 +18,7 @@ impl Output for Md {
     }
 
     fn write(&self, out: &mut dyn Write, shown: &Shown, _: Style) -> anyhow::Result<()> {
-        let text = share_cmd::document(shown, export::md::render, export::replay::md::render)
+        let text = super::document::document(shown, export::md::render, export::replay::md::render)
             .ok_or_else(|| not_shown(self.name(), shown))?;
         out.write_all(text.as_bytes())?;
         Ok(())

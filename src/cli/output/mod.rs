@@ -7,6 +7,7 @@
 //! The commands compute; the formats write. Adding an output format is a module here with one
 //! implementation and one line in [`OUTPUTS`].
 
+mod document;
 mod github;
 mod html;
 mod json;
@@ -22,7 +23,8 @@ use crate::compaction::Plan;
 use crate::diff::Diff;
 use crate::replay::Replay;
 
-use super::check_cmd::{FailOn, FileCheck};
+use super::check_report::{FailOn, FileCheck};
+use super::guard::{self, Allow};
 use super::replay_cmd::Side;
 use super::style::Style;
 
@@ -177,6 +179,19 @@ impl OutputFormat {
     pub fn write(self, out: &mut dyn Write, shown: &Shown, style: Style) -> anyhow::Result<()> {
         self.check(shown.command())?;
         self.output().write(out, shown, style)
+    }
+}
+
+/// Stdout for `format`, as its [`Sink`] says: JSON and HTML as written (serde and the HTML
+/// writer escape them), every other format through a `guard::Guard` (colour kept only for text on a
+/// colour terminal, `::` lines only for `github`).
+pub fn stdout(format: OutputFormat, no_color: bool) -> Box<dyn Write> {
+    match format.output().sink() {
+        Sink::Escaped => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        Sink::Guarded { sgr, workflow } => Box::new(guard::stdout(Allow {
+            sgr: sgr && crate::cli::style::use_color(no_color),
+            workflow,
+        })),
     }
 }
 

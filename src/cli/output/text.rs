@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::{Command, Output, Shown, Sink};
 use crate::cli::style::Style;
-use crate::cli::{check_cmd, compact_cmd, diff_cmd, plan_cmd, replay_cmd, report_text};
+use crate::cli::{check_report, compact_cmd, diff_cmd, plan_cmd, replay_cmd, report_text};
 
 pub struct Text;
 
@@ -36,7 +36,9 @@ impl Output for Text {
             Shown::Compact(a, plan, done) => compact_cmd::write_text(&mut out, a, plan, done, st)?,
             Shown::Replay(a, [(_, r)]) => replay_cmd::write_text(&mut out, a, r, st)?,
             Shown::Replay(a, runs) => replay_cmd::write_compare(&mut out, a, runs, st)?,
-            Shown::Check { results, .. } => out.write_all(check_cmd::text(results).as_bytes())?,
+            Shown::Check { results, .. } => {
+                out.write_all(check_report::text(results).as_bytes())?
+            }
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::Kind;
-use crate::tui::views::thousands;
+use crate::text::thousands;
 
 /// Bytes of one line that are highlighted and shown; the rest is counted, not drawn.
 pub const MAX_LINE_BYTES: usize = 1_000;

@@ -107,15 +107,4 @@ fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {
     )
 }
 
-/// `12,345`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;

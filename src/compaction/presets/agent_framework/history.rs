@@ -44,7 +44,7 @@ pub fn compacted(
         None => None,
     };
     let history = Value::Array(msgs.iter().map(AfMsg::to_dict).collect());
-    match after::read_back(input, history, Format::AGENT_FRAMEWORK) {
+    match input.read_back(history, Format::AGENT_FRAMEWORK) {
         Ok(mut after) => {
             after.carried = carried;
             after

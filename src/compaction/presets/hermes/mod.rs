@@ -176,7 +176,8 @@ impl Preset for Hermes {
     /// The dicts `compress()` returns, read back as an OpenAI chat session.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         let history = Value::Array(compacted_history(input, plan, summary));
-        after::read_back(input, history, Format::OPENAI_CHAT)
+        input
+            .read_back(history, Format::OPENAI_CHAT)
             .unwrap_or_else(|_| after::generic(input.session, plan, summary))
     }
 

@@ -50,7 +50,7 @@ pub fn compacted(
         .map(|r| r.value.clone())
         .collect();
     persisted.push(Value::Object(condensation));
-    match after::read_back(input, Value::Array(view), Format::OPENHANDS) {
+    match input.read_back(Value::Array(view), Format::OPENHANDS) {
         Ok(mut a) => {
             a.persisted = Some(Value::Array(persisted));
             a

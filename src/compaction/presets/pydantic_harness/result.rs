@@ -49,7 +49,8 @@ pub fn compacted(
         now: clock(input.now),
     };
     let doc = Value::Array(compacted::history(&o.layout, &fill));
-    after::read_back(input, doc, Format::PYDANTIC_AI)
+    input
+        .read_back(doc, Format::PYDANTIC_AI)
         .unwrap_or_else(|_| after::generic(input.session, plan, summary))
 }
 
