@@ -174,10 +174,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         (Screen::Inspect(state), msg) => {
-            let effects = super::update::update(state, msg);
-            if effects.contains(&Effect::Quit) && app.picker.is_some() {
+            let mut effects = super::update::update(state, msg);
+            let leave = effects.contains(&Effect::Leave);
+            if (leave || effects.contains(&Effect::Quit)) && app.picker.is_some() {
                 return back_to_picker(app);
             }
+            effects.retain(|e| *e != Effect::Leave);
             effects
         }
     }

@@ -208,7 +208,7 @@ const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "Esc",
-        help: "close / back / leave a subagent",
+        help: "close / back / leave a subagent; never quits (q does)",
         listens: &[Key(KeyCode::Esc, false)],
         msg: || Msg::Back,
     },

@@ -147,12 +147,27 @@ pub struct FrameLayout {
     /// The message each row of the list shows (`None` for rules: marks, the cut).
     pub rows: Vec<Option<usize>>,
     pub detail: Rect,
+    /// The rows the detail pane's content takes, wrapped to its width, its border included
+    /// (0 when the pane shows something that does not scroll).
+    pub detail_rows: u16,
+    /// What the detail pane showed: the selected message and the view.
+    pub detail_of: Option<(usize, crate::tui::state::DetailMode)>,
+}
+
+impl FrameLayout {
+    /// The furthest the detail pane scrolls: its last row at the bottom of the pane.
+    pub fn detail_scroll_max(&self) -> u16 {
+        self.detail_rows.saturating_sub(self.detail.height)
+    }
 }
 
 /// Work `update` asks the runtime to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Esc at the top of the inspector: back to the picker the session was opened from, where
+    /// there is one; nothing else (Esc never quits, `q` does).
+    Leave,
     /// Start loading this session (the app shows the loading screen).
     Load(std::path::PathBuf, Option<crate::session::Format>),
     /// Leave the terminal and report this error (exit status 2).

@@ -258,7 +258,7 @@ where
                         tasks::spawn_load(Source::Path(path), loader, progress, tx.clone());
                     }
                 }
-                Effect::Redraw => {}
+                Effect::Redraw | Effect::Leave => {}
                 Effect::Summarize {
                     id,
                     choice,

@@ -41,6 +41,8 @@ pub struct AppState {
     /// The active preset's name and the settings given for it.
     pub preset: Option<String>,
     pub sets: Vec<String>,
+    /// The settings given for each other preset, put back when it is chosen again.
+    pub kept_sets: std::collections::BTreeMap<String, Vec<String>>,
     pub plan: Option<Plan>,
     /// Each message's fate under `plan`, derived once per plan (the list asks per row).
     fates: Vec<Fate>,
@@ -160,6 +162,7 @@ impl AppState {
             analysis: Arc::new(analysis),
             preset,
             sets,
+            kept_sets: std::collections::BTreeMap::new(),
             plan: None,
             fates: Vec::new(),
             diff: None,
@@ -245,6 +248,24 @@ impl AppState {
             return;
         }
         self.set_plan(result.map_err(Some));
+    }
+
+    /// Makes `preset` the active one: the settings given for the one before are kept for it,
+    /// and those given for `preset` before are put back. Plans again.
+    pub fn choose_preset(&mut self, preset: Option<String>) {
+        if let Some(before) = self.preset.take() {
+            let sets = std::mem::take(&mut self.sets);
+            if sets.is_empty() {
+                self.kept_sets.remove(&before);
+            } else {
+                self.kept_sets.insert(before, sets);
+            }
+        }
+        self.sets = (preset.as_ref())
+            .and_then(|p| self.kept_sets.remove(p))
+            .unwrap_or_default();
+        self.preset = preset;
+        self.replan();
     }
 
     /// Work for the runtime, handed over by `update` as `Effect::Run` (once each).

@@ -49,7 +49,10 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
                 *state = *previous;
             }
         }
-        Msg::Back => return vec![Effect::Quit],
+        Msg::Back => {
+            state.notice = Some("at the top: q quits".into());
+            return vec![Effect::Leave];
+        }
         Msg::ToggleHelp => state.show_help = !state.show_help,
         Msg::FocusNext => {
             state.focus = match state.focus {
@@ -60,6 +63,9 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Viewport(rows) => state.viewport = rows,
         Msg::Frame(layout) => {
             state.viewport = layout.rows.len().min(usize::from(u16::MAX)) as u16;
+            if layout.detail_rows > 0 {
+                state.detail_scroll = state.detail_scroll.min(layout.detail_scroll_max());
+            }
             state.layout = layout;
         }
         Msg::SessionUpdated(analysis) => session_updated(state, *analysis),
@@ -224,14 +230,23 @@ fn select(state: &mut AppState, index: usize) {
 }
 
 fn scroll_detail(state: &mut AppState, msg: &Msg, page: u16) {
-    state.detail_scroll = match msg {
-        Msg::Down => state.detail_scroll.saturating_add(1),
-        Msg::Up => state.detail_scroll.saturating_sub(1),
-        Msg::PageDown => state.detail_scroll.saturating_add(page),
-        Msg::PageUp => state.detail_scroll.saturating_sub(page),
-        Msg::Top => 0,
+    // The last frame says how far the pane's content goes, when it showed this content (else
+    // no limit but the next frame's, which clamps when it is drawn).
+    let shown = state.layout.detail_of == Some((state.selected, state.detail_mode));
+    let max = match state.layout.detail_rows {
+        rows if rows > 0 && shown => state.layout.detail_scroll_max(),
         _ => u16::MAX / 2,
     };
+    let scroll = state.detail_scroll.min(max);
+    state.detail_scroll = match msg {
+        Msg::Down => scroll.saturating_add(1),
+        Msg::Up => scroll.saturating_sub(1),
+        Msg::PageDown => scroll.saturating_add(page),
+        Msg::PageUp => scroll.saturating_sub(page),
+        Msg::Top => 0,
+        _ => max,
+    }
+    .min(max);
 }
 
 /// Scrolls the list so the selection is on screen, counting the rows that rules (compaction
@@ -294,9 +309,7 @@ fn cycle_preset(state: &mut AppState, forward: bool) {
     } else {
         (current + names.len() - 1) % names.len()
     };
-    state.preset = names[next].map(str::to_string);
-    state.sets.clear();
-    state.replan();
+    state.choose_preset(names[next].map(str::to_string));
 }
 
 /// Replaces (or adds) `name=value` in the settings and plans again; a refused value is put
@@ -484,11 +497,7 @@ fn command(state: &mut AppState, line: &str) -> Vec<Effect> {
         }
         "unset" => unset(state, rest),
         "preset" | "p" => match presets::find(rest) {
-            Ok(p) => {
-                state.preset = Some(p.name().to_string());
-                state.sets.clear();
-                state.replan();
-            }
+            Ok(p) => state.choose_preset(Some(p.name().to_string())),
             Err(e) => state.notice = Some(e.to_string()),
         },
         _ if line.contains('=') && state.preset.is_some() => set(state, line),
@@ -662,6 +671,7 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
         generation: state.compaction.as_ref().map_or(1, |c| c.generation + 1),
     };
     let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
+    next.kept_sets = state.kept_sets.clone();
     next.viewport = state.viewport;
     next.layout = state.layout.clone();
     next.summarizer = state.summarizer.clone();

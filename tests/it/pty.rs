@@ -77,6 +77,35 @@ fn screens(out: &[u8]) -> Vec<String> {
 }
 
 #[test]
+fn esc_never_quits_from_the_top_and_q_does() {
+    let steps = [
+        ("dimos", "\x1b"),
+        // Still there, and still answering keys.
+        ("at the top: q quits", "j"),
+        ("2 of 23", "q"),
+    ];
+    let (code, out, _) = run_in_pty(
+        "fixtures/samples/claude-code-demo.jsonl --preset dimos",
+        &steps,
+    );
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+}
+
+#[test]
+fn settings_given_for_a_preset_are_kept_across_p() {
+    let steps = [
+        ("dimos fires", "p"),
+        (" codex: ", "P"),
+        ("dimos fires", "q"),
+    ];
+    let (code, out, _) = run_in_pty(
+        "fixtures/samples/claude-code-demo.jsonl --preset dimos --set context_window=6000",
+        &steps,
+    );
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+}
+
+#[test]
 fn opens_moves_and_quits_restoring_the_terminal() {
     let mut pty = Pty::start(
         "fixtures/samples/claude-code-demo.jsonl --preset dimos --set context_window=6000",

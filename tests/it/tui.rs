@@ -81,6 +81,9 @@ fn focus_help_and_quit() {
         "Esc closes help first"
     );
     assert!(!s.show_help);
+    // At the top Esc says how to quit and does not (the app takes it back to a picker).
+    assert_eq!(update(&mut s, Msg::Back), vec![Effect::Leave]);
+    assert!(s.notice.as_deref().unwrap().contains("q quits"));
     assert_eq!(update(&mut s, Msg::Quit), vec![Effect::Quit]);
 }
 
@@ -304,6 +307,29 @@ fn set_moves_the_cut_and_a_refused_value_is_put_back() {
         type_prompt(&mut s, PromptKind::Command, "q"),
         vec![Effect::Quit]
     );
+}
+
+#[test]
+fn each_preset_keeps_its_settings_when_another_is_chosen() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    let fires = |s: &AppState| s.plan.as_ref().is_some_and(|p| p.trigger.fired);
+    assert!(fires(&s));
+    update(&mut s, Msg::NextPreset);
+    s = settled(s);
+    assert_ne!(s.preset.as_deref(), Some("dimos"));
+    assert!(s.sets.is_empty(), "{:?}", s.sets);
+    update(&mut s, Msg::PrevPreset);
+    s = settled(s);
+    assert_eq!(s.preset.as_deref(), Some("dimos"));
+    assert_eq!(s.sets, vec!["context_window=6000".to_string()]);
+    assert!(fires(&s), "dimos plans with its settings again");
+    // The same through `:preset`, and settings given to the other preset meanwhile are its own.
+    type_prompt(&mut s, PromptKind::Command, "preset hermes");
+    type_prompt(&mut s, PromptKind::Command, "set protect_last_n=4");
+    type_prompt(&mut s, PromptKind::Command, "preset dimos");
+    assert_eq!(s.sets, vec!["context_window=6000".to_string()]);
+    type_prompt(&mut s, PromptKind::Command, "preset hermes");
+    assert_eq!(s.sets, vec!["protect_last_n=4".to_string()]);
 }
 
 #[test]

@@ -76,3 +76,37 @@ fn c_compacts_through_a_job_and_esc_walks_back() {
     ui.type_keys("q");
     assert_eq!(ui.wait_exit(WITHIN), Exit::Quit);
 }
+
+#[test]
+fn the_detail_pane_scrolls_no_further_than_its_content_and_says_where_it_is() {
+    let mut ui = demo("dimos", &["context_window=6000"]);
+    ui.wait_for("dimos fires", WITHIN);
+    // The summarizer input is longer than the pane.
+    ui.type_keys("s");
+    ui.wait_until(
+        "a position",
+        |s| position(s).is_some_and(|p| p.0 == 1),
+        WITHIN,
+    );
+    ui.key(KeyCode::Tab);
+    ui.type_keys("G");
+    let at_end = |s: &str| position(s).is_some_and(|(_, last, of)| last == of);
+    ui.wait_until("the last row at the bottom", at_end, WITHIN);
+    let (first, last, of) = position(&ui.screen()).unwrap();
+    assert!(first > 1, "{}", ui.screen());
+    // One row up is one row up: G did not scroll past the end.
+    ui.type_keys("k");
+    let up = Some((first - 1, last - 1, of));
+    ui.wait_until("one row up", |s| position(s) == up, WITHIN);
+    ui.type_keys("q");
+    assert_eq!(ui.wait_exit(WITHIN), Exit::Quit);
+}
+
+/// The detail pane's `rows A–B of N`.
+fn position(screen: &str) -> Option<(u32, u32, u32)> {
+    let rest = &screen[screen.find(" rows ")? + 6..];
+    let (first, rest) = rest.split_once('–')?;
+    let (last, rest) = rest.split_once(" of ")?;
+    let of: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((first.parse().ok()?, last.parse().ok()?, of.parse().ok()?))
+}

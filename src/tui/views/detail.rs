@@ -18,7 +18,8 @@ use crate::tui::theme::Theme;
 /// Lines of one part shown before the rest is folded.
 const FOLD_AT: usize = 60;
 
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+/// Draws the pane; returns the rows its content takes (0: it does not scroll).
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> u16 {
     let border = if state.focus == Focus::Detail {
         "title"
     } else {
@@ -28,23 +29,46 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         .borders(Borders::TOP)
         .border_style(theme.fg(border));
     if let Some(s) = &state.summarizing {
-        return super::summarizing::render(frame, area, s, theme);
+        super::summarizing::render(frame, area, s, theme);
+        return 0;
     }
     let lines = match state.detail_mode {
         DetailMode::Summarizer => super::summarizer::lines(state, theme),
         DetailMode::Diff => super::diff::lines(state, theme, area.width),
         DetailMode::Result => super::result::lines(state, theme),
-        DetailMode::Timeline => return super::timeline::render(frame, area, state, theme),
+        DetailMode::Timeline => {
+            super::timeline::render(frame, area, state, theme);
+            return 0;
+        }
         DetailMode::Message => match state.analysis.session.messages.get(state.selected) {
             Some(m) => message_lines(state, m, theme),
             None => vec![Line::styled("no messages", theme.fg("dim"))],
         },
     };
     let para = Paragraph::new(lines)
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((state.detail_scroll, 0));
-    frame.render_widget(para, area);
+        .block(block.clone())
+        .wrap(Wrap { trim: false });
+    let rows = u16::try_from(para.line_count(area.width)).unwrap_or(u16::MAX);
+    // Never past the last row: the pane ends on its content, not on a blank page.
+    let scroll = state.detail_scroll.min(rows.saturating_sub(area.height));
+    let block = match position(scroll, rows, area.height) {
+        Some(at) => block.title_top(Line::styled(at, theme.fg("dim")).right_aligned()),
+        None => block,
+    };
+    frame.render_widget(para.block(block).scroll((scroll, 0)), area);
+    rows
+}
+
+/// `rows 41–60 of 212`: where the pane is in its content, when it does not all fit.
+fn position(scroll: u16, rows: u16, height: u16) -> Option<String> {
+    // The border takes the pane's first row and counts as the content's first.
+    let (content, shown) = (rows.saturating_sub(1), height.saturating_sub(1));
+    if content <= shown || shown == 0 {
+        return None;
+    }
+    let first = scroll + 1;
+    let last = (scroll + shown).min(content);
+    Some(format!(" rows {first}–{last} of {content} "))
 }
 
 fn message_lines<'a>(state: &AppState, m: &Message, theme: &Theme) -> Vec<Line<'a>> {

@@ -81,7 +81,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         ])
         .split(rows[1]);
     let (list, list_rows) = list::render(frame, body[0], state, theme);
-    detail::render(frame, body[1], state, theme);
+    let detail_rows = detail::render(frame, body[1], state, theme);
     footer::render(frame, rows[2], state, theme);
     if state.subagents.is_some() {
         subagents::render(frame, centered(area, 70, 60), state, theme);
@@ -93,6 +93,8 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         list,
         rows: list_rows,
         detail: body[1],
+        detail_rows,
+        detail_of: Some((state.selected, state.detail_mode)),
     }
 }
 
