@@ -509,3 +509,30 @@ fn a_large_file_is_shown_while_it_is_read_and_ends_whole() {
     assert!(reading < Some(end));
     assert!(!screens[end].contains("reading "), "{}", screens[end]);
 }
+
+#[test]
+fn escape_sequences_in_tool_output_are_shown_and_do_not_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("escapes.json");
+    let doc = serde_json::json!({"messages": [
+        {"role": "user", "content": "build it"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": "shell", "arguments": "{\"cmd\": \"npm i\"}"}}]},
+        // Hides the cursor, clears the screen and sets the title, were it written raw.
+        {"role": "tool", "tool_call_id": "c1",
+            "content": "\u{1b}[?25l\u{1b}[2J\u{1b}]0;pwned\u{7}progress done"},
+    ]});
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let steps = [("build it", "jj"), ("progress done", "q")];
+    let (code, out, _) = run_in_pty(&path.display().to_string(), &steps);
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
+    assert!(shown(&out, "␛[?25l␛[2J␛]0;pwned␇progress done"));
+    assert!(
+        !contains(&out, b"pwned\x07"),
+        "the title sequence reached the terminal"
+    );
+    assert!(
+        !contains(&out, b"\x1b[2J\x1b]0"),
+        "the clear reached the terminal"
+    );
+}

@@ -908,3 +908,26 @@ fn a_plan_is_asked_for_apart_and_the_last_plan_stays_meanwhile() {
         [Msg::Planned(a, _), Msg::Diffed(b, _)] if *a == next && *b == next
     ));
 }
+
+#[test]
+fn escape_sequences_in_session_text_are_shown_not_dropped() {
+    let id = "call\u{1b}[2J1";
+    let doc = serde_json::json!({"messages": [
+        {"role": "user", "content": "build it"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
+            "function": {"name": "run\u{1b}]0;t\u{7}", "arguments": "{\"cmd\": \"npm i\"}"}}]},
+        {"role": "tool", "tool_call_id": id,
+            "content": "\u{1b}[?25l\u{1b}[2Kprogress\r\tdone"},
+    ]});
+    let analysis = analysis_of(doc.to_string().as_bytes());
+    let mut s = settled(AppState::new(analysis, None, Vec::new()));
+    update(&mut s, Msg::Down);
+    let call = screen(&s, 150, 30);
+    // The list's row and the detail's call line both show the name's escape, not its tail.
+    assert_eq!(call.matches("run␛]0;t␇").count(), 2, "{call}");
+    assert!(call.contains("[call␛[2J1]"), "{call}");
+    update(&mut s, Msg::Down);
+    let result = screen(&s, 150, 30);
+    assert!(result.contains("␛[?25l␛[2Kprogress␍    done"), "{result}");
+    assert!(!result.contains(" [?25l"), "{result}");
+}

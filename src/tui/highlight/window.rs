@@ -36,7 +36,8 @@ impl Window {
             .take(max_lines)
             .map(|l| {
                 let (shown, hidden) = cut(l);
-                (shown.to_string(), hidden)
+                // Session text never reaches the terminal raw: controls are shown, not run.
+                (crate::text::screen_line(shown).into_owned(), hidden)
             })
             .collect();
         Window {

@@ -11,6 +11,7 @@ use ratatui::Frame;
 
 use super::thousands;
 use crate::session::{Message, Part};
+use crate::text::inline;
 use crate::tui::highlight::Kind;
 use crate::tui::state::{AppState, DetailMode, Focus};
 use crate::tui::theme::Theme;
@@ -138,6 +139,7 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
             server,
         } => {
             let side = if *server { " (provider-run)" } else { "" };
+            let (name, id) = (inline(name), inline(id));
             out.push(Line::styled(
                 format!("▸ call {name} [{id}]{side}"),
                 theme.bold("tool"),
@@ -156,7 +158,8 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
             };
             out.push(Line::styled(
                 format!(
-                    "▸ result [{call_id}]{}",
+                    "▸ result [{}]{}",
+                    inline(call_id),
                     if *is_error == Some(true) {
                         " error"
                     } else {
@@ -177,12 +180,12 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
         Part::Image(img) => out.push(Line::styled(
             format!(
                 "▸ image {} {}{}",
-                img.media_type.as_deref().unwrap_or(""),
+                inline(img.media_type.as_deref().unwrap_or("")),
                 img.width
                     .zip(img.height)
                     .map_or(String::new(), |(w, h)| format!("{w}×{h} ")),
                 img.bytes.map_or_else(
-                    || img.url.clone().unwrap_or_default(),
+                    || inline(img.url.as_deref().unwrap_or_default()).into_owned(),
                     |b| format!("{b} bytes")
                 )
             ),
@@ -191,7 +194,8 @@ fn part_lines<'a>(part: &Part, theme: &Theme, out: &mut Vec<Line<'a>>) {
         Part::Opaque { kind, raw } => {
             out.push(Line::styled(
                 format!(
-                    "▸ {kind} (not sent to the model as text, {} chars)",
+                    "▸ {} (not sent to the model as text, {} chars)",
+                    inline(kind),
                     raw.chars().count()
                 ),
                 theme.fg("dim"),

@@ -80,7 +80,7 @@ pub fn lines<'a>(state: &AppState, theme: &Theme, width: u16) -> Vec<Line<'a>> {
         ]));
         let lost = crate::report::lost::Lost::of(m);
         if !lost.is_empty() {
-            let text = format!("lost: {}", lost.line());
+            let text = format!("lost: {}", crate::text::inline(&lost.line()));
             for row in hang(&text, LOST_INDENT, usize::from(width)) {
                 out.push(Line::styled(row, theme.fg("error")));
             }
@@ -98,7 +98,7 @@ pub fn lines<'a>(state: &AppState, theme: &Theme, width: u16) -> Vec<Line<'a>> {
                 theme.fg(f.severity.as_str()),
             ),
             Span::styled(format!("{} {} ", f.code, at.join(",")), theme.bold("title")),
-            Span::styled(f.detail.clone(), theme.fg("dim")),
+            Span::styled(crate::text::inline(&f.detail).into_owned(), theme.fg("dim")),
         ]));
     }
     out

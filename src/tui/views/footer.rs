@@ -57,7 +57,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Span::styled("▏", theme.fg("title")),
         ])
     } else if let Some(notice) = &state.notice {
-        Line::styled(format!(" {notice}"), theme.fg("warn"))
+        Line::styled(
+            format!(" {}", crate::text::inline(notice)),
+            theme.fg("warn"),
+        )
     } else if state.replay.is_some() {
         Line::styled(
             " replay · space pause/play · [ ] step · < > speed · Home End jump · ? help · Esc q r leave",

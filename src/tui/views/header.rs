@@ -14,10 +14,16 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let s = &a.session;
     let approx = if a.info.approximate { " ≈" } else { "" };
     let title = Line::from(vec![
-        Span::styled(format!(" {} ", s.source.path), theme.bold("title")),
+        Span::styled(
+            format!(" {} ", crate::text::inline(&s.source.path)),
+            theme.bold("title"),
+        ),
         Span::styled(format!("{} · ", s.format.name()), theme.fg("dim")),
         Span::styled(
-            a.model.clone().unwrap_or_else(|| "unknown model".into()),
+            (a.model.as_deref()).map_or_else(
+                || "unknown model".into(),
+                |m| crate::text::inline(m).into_owned(),
+            ),
             theme.fg("assistant"),
         ),
         Span::styled(

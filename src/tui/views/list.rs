@@ -167,7 +167,7 @@ fn group_glyph(state: &AppState, index: usize) -> (&'static str, &'static str) {
 fn summary(m: &Message) -> String {
     let tools = m.tool_names();
     if !tools.is_empty() {
-        return tools.join(", ");
+        return crate::text::inline(&tools.join(", ")).into_owned();
     }
     let text = m
         .parts
@@ -175,12 +175,14 @@ fn summary(m: &Message) -> String {
         .map(Part::plain_text)
         .find(|t| !t.trim().is_empty())
         .unwrap_or_else(|| m.parts.iter().map(Part::kind).collect::<Vec<_>>().join(","));
-    text.split_whitespace()
+    let line: String = text
+        .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
         .chars()
         .take(80)
-        .collect()
+        .collect();
+    crate::text::inline(&line).into_owned()
 }
 
 fn mark_line<'a>(mark: &CompactionMark, theme: &Theme) -> Line<'a> {
@@ -189,5 +191,6 @@ fn mark_line<'a>(mark: &CompactionMark, theme: &Theme) -> Line<'a> {
         (Some(a), None) => format!(" from {} tokens", thousands(a)),
         _ => String::new(),
     };
-    Line::styled(format!("──── {}{tokens} ────", mark.kind), theme.fg("mark"))
+    let kind = crate::text::inline(&mark.kind);
+    Line::styled(format!("──── {kind}{tokens} ────"), theme.fg("mark"))
 }

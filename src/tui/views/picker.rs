@@ -9,6 +9,7 @@
 mod cells;
 mod empty;
 
+use crate::text::inline;
 use ratatui::layout::{Alignment, Constraint, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -269,11 +270,11 @@ fn session_row<'a>(
         cells.push(Cell::from(Span::styled(f.tool.name(), tool)));
     }
     cells.push(Cell::from(match &f.title {
-        Some(title) => highlighted(title, query, theme.fg("title"), theme),
-        None => highlighted(&cells::file_name(f), query, theme.fg("dim"), theme),
+        Some(title) => highlighted(&inline(title), query, theme.fg("title"), theme),
+        None => highlighted(&inline(&cells::file_name(f)), query, theme.fg("dim"), theme),
     }));
     if c.place {
-        let place = cells::clip_left(&cells::place(f), usize::from(PLACE));
+        let place = cells::clip_left(&inline(&cells::place(f)), usize::from(PLACE));
         cells.push(Cell::from(highlighted(
             &place,
             query,
@@ -332,7 +333,7 @@ fn render_path(frame: &mut Frame, area: Rect, state: &PickerState, theme: &Theme
         let text = format!(" {notice}");
         frame.render_widget(Paragraph::new(Span::styled(text, theme.fg("warn"))), area);
     } else if let Some(f) = state.selected_found() {
-        let path = format!(" {}", f.path.display());
+        let path = format!(" {}", inline(&f.path.display().to_string()));
         frame.render_widget(Paragraph::new(Span::styled(path, theme.fg("dim"))), area);
     }
 }

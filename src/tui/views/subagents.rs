@@ -39,7 +39,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                     ),
                     theme.fg("dim"),
                 ),
-                Span::styled(title, theme.fg("title")),
+                Span::styled(crate::text::inline(&title).into_owned(), theme.fg("title")),
             ]);
             if i == selected {
                 line.style(Style::default().bg(theme.color("selected_bg")))
