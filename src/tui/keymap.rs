@@ -220,6 +220,16 @@ const BINDINGS: &[Binding] = &[
     },
 ];
 
+/// The keys of a replay, which takes them while it is open (`tui::replay::key`).
+pub const REPLAY_KEYS: &[(&str, &str)] = &[
+    ("space", "play / pause (at the end: again from the start)"),
+    ("[ ]", "one step back / forward"),
+    ("< >", "slower / faster"),
+    ("Home End", "first step (playing on) / last step"),
+    ("?", "help"),
+    ("Esc q r", "leave the replay"),
+];
+
 /// The bindings help shows (continuation rows of a shared line have empty `keys`).
 pub fn bindings() -> impl Iterator<Item = &'static Binding> {
     BINDINGS.iter().filter(|b| !b.keys.is_empty())

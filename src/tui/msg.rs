@@ -152,12 +152,19 @@ pub struct FrameLayout {
     pub detail_rows: u16,
     /// What the detail pane showed: the selected message and the view.
     pub detail_of: Option<(usize, crate::tui::state::DetailMode)>,
+    /// The help overlay's lines, and how many of them it showed at once.
+    pub help: (u16, u16),
 }
 
 impl FrameLayout {
     /// The furthest the detail pane scrolls: its last row at the bottom of the pane.
     pub fn detail_scroll_max(&self) -> u16 {
         self.detail_rows.saturating_sub(self.detail.height)
+    }
+
+    /// The furthest the help overlay scrolls (its last line at its bottom).
+    pub fn help_scroll_max(&self) -> u16 {
+        self.help.0.saturating_sub(self.help.1)
     }
 }
 

@@ -155,10 +155,6 @@ pub fn tick(state: &mut AppState, elapsed: Duration) {
 
 /// A key while the replay is open. Esc, `q` and `r` leave it; `?` still shows the help.
 pub fn key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
-    if state.show_help && matches!(msg, Msg::Back | Msg::ToggleHelp) {
-        state.show_help = false;
-        return Vec::new();
-    }
     let Some(p) = state.replay.as_mut() else {
         return Vec::new();
     };

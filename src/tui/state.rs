@@ -43,6 +43,8 @@ pub struct AppState {
     pub sets: Vec<String>,
     /// The settings given for each other preset, put back when it is chosen again.
     pub kept_sets: std::collections::BTreeMap<String, Vec<String>>,
+    /// How far the help overlay is scrolled.
+    pub help_scroll: u16,
     pub plan: Option<Plan>,
     /// Each message's fate under `plan`, derived once per plan (the list asks per row).
     fates: Vec<Fate>,
@@ -163,6 +165,7 @@ impl AppState {
             preset,
             sets,
             kept_sets: std::collections::BTreeMap::new(),
+            help_scroll: 0,
             plan: None,
             fates: Vec::new(),
             diff: None,

@@ -26,6 +26,9 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     if is_key(&msg) {
         state.notice = None;
     }
+    if state.show_help && is_key(&msg) {
+        return help_key(state, msg);
+    }
     if state.subagents.is_some() && is_key(&msg) {
         return subagent_key(state, msg);
     }
@@ -39,7 +42,6 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state.compacting = None;
             state.notice = Some("compaction cancelled: the history is unchanged".into());
         }
-        Msg::Back if state.show_help => state.show_help = false,
         Msg::Back if state.detail_mode != DetailMode::Message => show(state, DetailMode::Message),
         Msg::Back if state.focus == Focus::Detail => state.focus = Focus::List,
         Msg::Back if state.search.is_some() => state.search = None,
@@ -53,7 +55,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             state.notice = Some("at the top: q quits".into());
             return vec![Effect::Leave];
         }
-        Msg::ToggleHelp => state.show_help = !state.show_help,
+        Msg::ToggleHelp => state.show_help = true,
         Msg::FocusNext => {
             state.focus = match state.focus {
                 Focus::List => Focus::Detail,
@@ -146,6 +148,33 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
 }
 
 /// Keys and clicks, as opposed to results of tasks and frames.
+/// A key while help is open: it scrolls, Esc or `?` close it, `q` quits; nothing reaches the
+/// view under it.
+fn help_key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
+    let max = state.layout.help_scroll_max();
+    let page = state.layout.help.1.max(2) - 1;
+    let at = state.help_scroll.min(max);
+    state.help_scroll = match msg {
+        Msg::Quit => return vec![Effect::Quit],
+        Msg::Back | Msg::ToggleHelp => {
+            state.show_help = false;
+            0
+        }
+        Msg::Down => at.saturating_add(1),
+        Msg::Up => at.saturating_sub(1),
+        Msg::PageDown => at.saturating_add(page),
+        Msg::PageUp => at.saturating_sub(page),
+        Msg::Top => 0,
+        Msg::Bottom => max,
+        _ => {
+            state.notice = Some("help: j/k scroll · Esc closes".into());
+            at
+        }
+    }
+    .min(max);
+    Vec::new()
+}
+
 fn is_key(msg: &Msg) -> bool {
     !matches!(
         msg,

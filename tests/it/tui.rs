@@ -931,3 +931,42 @@ fn escape_sequences_in_session_text_are_shown_not_dropped() {
     assert!(result.contains("␛[?25l␛[2Kprogress␍    done"), "{result}");
     assert!(!result.contains(" [?25l"), "{result}");
 }
+
+#[test]
+fn help_is_modal_scrolls_and_closes() {
+    let mut s = demo(Some("dimos"), &["context_window=6000"]);
+    update(&mut s, Msg::ToggleHelp);
+    // Drawn small, the help says where it is and how to scroll and leave.
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut layout = None;
+    terminal
+        .draw(|f| layout = Some(views::render(f, &s, &Theme::dark())))
+        .unwrap();
+    let layout = layout.unwrap();
+    let (total, shown) = layout.help;
+    assert!(total > shown, "{total} lines fit in {shown}");
+    let text = screen(&s, 80, 24);
+    assert!(text.contains(&format!("1–{shown} of {total}")), "{text}");
+    assert!(text.contains("Esc closes"), "{text}");
+    update(&mut s, Msg::Frame(layout));
+    // Keys scroll the help and reach nothing under it.
+    update(&mut s, Msg::Down);
+    assert_eq!((s.help_scroll, s.selected), (1, 0));
+    update(&mut s, Msg::NextPreset);
+    assert_eq!(s.preset.as_deref(), Some("dimos"));
+    assert!(s.notice.as_deref().unwrap().contains("Esc closes"));
+    update(&mut s, Msg::Bottom);
+    assert_eq!(s.help_scroll, total - shown);
+    assert!(screen(&s, 80, 24).contains(&format!("of {total}")));
+    update(&mut s, Msg::Back);
+    assert!(!s.show_help);
+    assert_eq!(s.help_scroll, 0);
+    // In a replay, help shows the replay's keys.
+    update(&mut s, Msg::Replay);
+    update(&mut s, Msg::ToggleHelp);
+    let text = screen(&s, 120, 40);
+    assert!(
+        text.contains("replay keys") && text.contains("slower / faster"),
+        "{text}"
+    );
+}

@@ -1,26 +1,44 @@
-//! The help overlay, generated from the live keymap.
+//! The help overlay: the keys of the view in front (the inspector's, generated from the live
+//! keymap, or the replay's), scrolled when they do not fit, with where it is and how to leave.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use crate::tui::keymap::bindings;
+use crate::tui::keymap::{bindings, REPLAY_KEYS};
+use crate::tui::state::AppState;
 use crate::tui::theme::Theme;
 
-pub fn render(frame: &mut Frame, area: Rect, theme: &Theme) {
-    let lines: Vec<Line> = bindings()
-        .map(|b| {
+/// Draws the overlay; returns its lines and how many it shows at once.
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> (u16, u16) {
+    let (title, keys): (&str, Vec<(&str, &str)>) = match state.replay {
+        Some(_) => (" replay keys ", REPLAY_KEYS.to_vec()),
+        None => (" keys ", bindings().map(|b| (b.keys, b.help)).collect()),
+    };
+    let lines: Vec<Line> = keys
+        .into_iter()
+        .map(|(keys, help)| {
             Line::from(vec![
-                Span::styled(format!(" {:<10}", b.keys), theme.bold("title")),
-                Span::styled(b.help, theme.fg("dim")),
+                Span::styled(format!(" {keys:<10}"), theme.bold("title")),
+                Span::styled(help, theme.fg("dim")),
             ])
         })
         .collect();
-    let block = Block::default()
+    let total = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let shown = area.height.saturating_sub(2);
+    let scroll = state.help_scroll.min(total.saturating_sub(shown));
+    let mut block = Block::default()
         .borders(Borders::ALL)
-        .title(" keys ")
-        .border_style(theme.fg("title"));
+        .title(title)
+        .border_style(theme.fg("title"))
+        .title_bottom(Line::styled(" Esc closes ", theme.fg("dim")).right_aligned());
+    if total > shown && shown > 0 {
+        let last = (scroll + shown).min(total);
+        let at = format!(" j/k scroll · {}–{last} of {total} ", scroll + 1);
+        block = block.title_bottom(Line::styled(at, theme.fg("dim")));
+    }
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+    (total, shown)
 }

@@ -61,11 +61,12 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         };
         replay::render(frame, screen, state, player, theme);
         footer::render(frame, rows[2], state, theme);
+        let mut layout = state.layout.clone();
         if state.show_help {
-            help::render(frame, centered(area, 70, 90), theme);
+            layout.help = help::render(frame, centered(area, 70, 90), state, theme);
         }
         // The list is not drawn: its layout stays as the last frame left it.
-        return state.layout.clone();
+        return layout;
     }
     header::render(frame, rows[0], state, theme);
     let wide = rows[1].width >= 100;
@@ -86,15 +87,17 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
     if state.subagents.is_some() {
         subagents::render(frame, centered(area, 70, 60), state, theme);
     }
-    if state.show_help {
-        help::render(frame, centered(area, 70, 90), theme);
-    }
+    let help = match state.show_help {
+        true => help::render(frame, centered(area, 70, 90), state, theme),
+        false => (0, 0),
+    };
     FrameLayout {
         list,
         rows: list_rows,
         detail: body[1],
         detail_rows,
         detail_of: Some((state.selected, state.detail_mode)),
+        help,
     }
 }
 
