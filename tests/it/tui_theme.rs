@@ -202,3 +202,104 @@ fn sixteen_and_256_colour_terminals_get_only_colours_they_have() {
         }
     }
 }
+
+/// The sRGB of a colour as a terminal with xterm's default palette shows it.
+fn rgb(c: Color) -> (u8, u8, u8) {
+    match c {
+        Color::Rgb(r, g, b) => (r, g, b),
+        Color::Black => (0, 0, 0),
+        Color::Red => (0xcd, 0, 0),
+        Color::Green => (0, 0xcd, 0),
+        Color::Yellow => (0xcd, 0xcd, 0),
+        Color::Blue => (0, 0, 0xee),
+        Color::Magenta => (0xcd, 0, 0xcd),
+        Color::Cyan => (0, 0xcd, 0xcd),
+        Color::Gray => (0xe5, 0xe5, 0xe5),
+        Color::DarkGray => (0x7f, 0x7f, 0x7f),
+        Color::LightRed => (0xff, 0, 0),
+        Color::LightGreen => (0, 0xff, 0),
+        Color::LightYellow => (0xff, 0xff, 0),
+        Color::LightBlue => (0x5c, 0x5c, 0xff),
+        Color::LightMagenta => (0xff, 0, 0xff),
+        Color::LightCyan => (0, 0xff, 0xff),
+        Color::White => (0xff, 0xff, 0xff),
+        other => panic!("no fixed colour for {other:?}"),
+    }
+}
+
+/// WCAG 2 contrast ratio of two colours (1 to 21).
+fn contrast(a: Color, b: Color) -> f64 {
+    let luminance = |c: Color| {
+        let (r, g, b) = rgb(c);
+        let lin = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.03928 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    };
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+/// Every role of every bundled theme can be read on the background the theme is for (white
+/// for `light`, black for the others, named colours as xterm's palette shows them): text at
+/// WCAG AA's 4.5:1, the bars and rules drawn as blocks at its 3:1 for graphics; and titles on
+/// the selected row's background at 4.5:1.
+#[test]
+fn every_role_of_every_theme_has_the_contrast_to_be_read() {
+    const GRAPHICS: &[&str] = &[
+        "bar",
+        "bar_overhead",
+        "gauge",
+        "gauge_high",
+        "group",
+        "group_broken",
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for name in ["dark", "light", "high-contrast"] {
+        let background = if name == "light" {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+        let mut roles = std::collections::BTreeMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let value = value.trim().trim_matches('"');
+            if let Ok(color) = value.parse::<Color>() {
+                roles.insert(key.trim().to_string(), color);
+            }
+        }
+        let selected = roles.remove("selected_bg").expect("a selection background");
+        for (role, color) in &roles {
+            let least = if GRAPHICS.contains(&role.as_str()) {
+                3.0
+            } else {
+                4.5
+            };
+            let ratio = contrast(*color, background);
+            checked += 1;
+            if ratio < least {
+                failures.push(format!("{name} {role} {color:?}: {ratio:.2} < {least}"));
+            }
+        }
+        let title = contrast(roles["title"], selected);
+        if title < 4.5 {
+            failures.push(format!("{name} title on selected_bg: {title:.2} < 4.5"));
+        }
+    }
+    assert!(checked >= 90, "only {checked} roles read");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The measure itself: black on white is 21:1, and light grey on white fails.
+    assert!((contrast(Color::Black, Color::White) - 21.0).abs() < 1e-9);
+    assert!(contrast(Color::Gray, Color::White) < 1.5);
+}
