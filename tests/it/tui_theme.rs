@@ -303,3 +303,34 @@ fn every_role_of_every_theme_has_the_contrast_to_be_read() {
     assert!((contrast(Color::Black, Color::White) - 21.0).abs() < 1e-9);
     assert!(contrast(Color::Gray, Color::White) < 1.5);
 }
+
+#[test]
+fn without_colour_each_fate_and_each_count_keeps_a_glyph_of_its_own() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/samples/claude-code-demo.jsonl");
+    let analysis = Analysis::new(
+        load_path(&path, None).unwrap(),
+        &Registry::bundled(),
+        &Options::default(),
+    );
+    let sets = vec!["context_window=6000".to_string()];
+    let mut state = settled(AppState::new(analysis, Some("dimos".into()), sets));
+    let plain = Theme::load_with(Some("dark"), None, ColorDepth::None).unwrap();
+    let edge = |state: &AppState, theme: &Theme| -> String {
+        let buf = frame(state, theme, 160, 50);
+        (0..buf.area.height)
+            .map(|y| buf[(0, y)].symbol().to_string())
+            .collect()
+    };
+    let shown = edge(&state, &plain);
+    assert!(shown.contains('░') && shown.contains('▌'), "{shown}");
+    let coloured = Theme::load_with(Some("dark"), None, ColorDepth::TrueColor).unwrap();
+    assert!(!edge(&state, &coloured).contains('░'));
+    // The timeline's two counts: a line and dots.
+    ctxray::tui::jobs::step(&mut state, ctxray::tui::Msg::ShowTimeline);
+    let text = text_of(&frame(&state, &plain, 160, 50));
+    assert!(
+        text.contains("━ exact") && text.contains("· reported"),
+        "{text}"
+    );
+}

@@ -80,12 +80,17 @@ fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme
     let count = a.counts.messages.get(m.index).copied().unwrap_or_default();
     let (glyph, glyph_role) = group_glyph(state, m.index);
     let fate = state.fate(m.index);
-    let fate_mark = match fate {
-        Fate::Pinned => ("▌", "pinned"),
-        Fate::Summarized => ("▌", "summarized"),
-        Fate::Kept => ("▌", "kept"),
-        Fate::Dropped => ("▌", "dropped"),
-        Fate::Untouched => (" ", "dim"),
+    // Without colour each fate has a glyph of its own (with colour, the shade tells them apart).
+    let plain = theme.depth() == crate::tui::color_depth::ColorDepth::None;
+    let fate_mark = match (fate, plain) {
+        (Fate::Pinned, true) => ("◆", "pinned"),
+        (Fate::Summarized, true) => ("░", "summarized"),
+        (Fate::Dropped, true) => ("×", "dropped"),
+        (Fate::Pinned, false) => ("▌", "pinned"),
+        (Fate::Summarized, false) => ("▌", "summarized"),
+        (Fate::Dropped, false) => ("▌", "dropped"),
+        (Fate::Kept, _) => ("▌", "kept"),
+        (Fate::Untouched, _) => (" ", "dim"),
     };
     let role = m.role.as_str();
     let filled = (count.total() * BAR).checked_div(largest).unwrap_or(0);

@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::canvas::{Canvas, Context, Line as Segment};
+use ratatui::widgets::canvas::{Canvas, Context, Line as Segment, Points};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
@@ -171,7 +171,12 @@ fn what_if_span<'a>(t: &Timeline, theme: &Theme) -> Span<'a> {
 fn legend_line<'a>(t: &Timeline, scale: &Scale, theme: &Theme) -> Line<'a> {
     let mut spans = vec![Span::styled(" ━ exact", theme.fg("bar"))];
     if t.points.iter().any(|p| p.reported.is_some()) {
-        spans.push(Span::styled("  ━ reported", theme.fg("reported")));
+        // Without colour the reported count is drawn as dots, not a second line.
+        let glyph = if plain(theme) { "·" } else { "━" };
+        spans.push(Span::styled(
+            format!("  {glyph} reported"),
+            theme.fg("reported"),
+        ));
     }
     let window = if scale.window_on {
         format!("  ─ window {}", thousands(t.window))
@@ -257,7 +262,14 @@ fn render_chart(frame: &mut Frame, area: Rect, state: &AppState, scale: &Scale, 
             }
             upright(ctx, scale, selected, theme.color("title"));
             ctx.layer();
-            polyline(ctx, &reported, theme.color("reported"));
+            if plain(theme) {
+                ctx.draw(&Points {
+                    coords: &reported,
+                    color: theme.color("reported"),
+                });
+            } else {
+                polyline(ctx, &reported, theme.color("reported"));
+            }
             ctx.layer();
             polyline(ctx, &exact, theme.color("bar"));
         });
@@ -308,6 +320,11 @@ fn level(ctx: &mut Context, scale: &Scale, y: f64, color: ratatui::style::Color)
 
 fn upright(ctx: &mut Context, scale: &Scale, x: f64, color: ratatui::style::Color) {
     ctx.draw(&Segment::new(x, 0.0, x, scale.y_max, color));
+}
+
+/// Whether the terminal shows no colour (the chart's lines then differ by their shape).
+fn plain(theme: &Theme) -> bool {
+    theme.depth() == crate::tui::color_depth::ColorDepth::None
 }
 
 fn polyline(ctx: &mut Context, points: &[(f64, f64)], color: ratatui::style::Color) {
