@@ -221,7 +221,7 @@ fn roles_degrade_to_the_terminals_depth() {
         );
     }
     let light = Theme::bundled("light").unwrap();
-    assert_eq!(light.color("user"), Color::Rgb(0x40, 0xa0, 0x2b));
+    assert_eq!(light.color("user"), Color::Rgb(0x2d, 0x7a, 0x1f));
     assert_eq!(
         light.with_depth(ColorDepth::Ansi16).color("user"),
         Color::Green
