@@ -99,7 +99,13 @@ fn title_line<'a>(
     };
     let mut spans = vec![
         Span::styled(" replay ", theme.bold("title")),
-        Span::styled(format!("{} · ", state.analysis.session.source.path), dim),
+        Span::styled(
+            format!(
+                "{} · ",
+                crate::text::inline(&state.analysis.session.source.path)
+            ),
+            dim,
+        ),
         Span::styled(format!("{} ", player.key.0), theme.bold("threshold")),
         Span::styled(sets, theme.fg("threshold")),
     ];

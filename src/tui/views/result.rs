@@ -66,7 +66,7 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
                 theme.fg(f.severity.as_str()),
             ),
             Span::styled(format!("{} ", f.code), theme.bold("title")),
-            Span::styled(f.detail.clone(), theme.fg("dim")),
+            Span::styled(crate::text::inline(&f.detail).into_owned(), theme.fg("dim")),
         ]));
     }
     out.push(Line::raw(""));

@@ -51,7 +51,8 @@ pub fn render(frame: &mut Frame, area: Rect, s: &Summarizing, theme: &Theme) {
     }
     let shown = text.len() - skip;
     for (i, l) in text.into_iter().skip(skip).enumerate() {
-        let mut spans = vec![Span::styled(l.to_string(), theme.fg("mark"))];
+        let l = crate::text::screen_line(l).into_owned();
+        let mut spans = vec![Span::styled(l, theme.fg("mark"))];
         if i + 1 == shown && !s.text.ends_with('\n') {
             spans.push(Span::styled("▍", theme.fg("title")));
         }
