@@ -55,9 +55,32 @@ pub struct Analysis {
     pub grouping: Grouping,
     pub findings: Vec<Finding>,
     pub children: Vec<Analysis>,
-    /// [`Analysis::last_reported_context`], found once: every frame shows it, and a session
-    /// without usage would otherwise be scanned whole on each.
-    reported_context: Option<u64>,
+    /// [`Analysis::reported`], found once: every frame shows it, and a session without usage
+    /// would otherwise be scanned whole on each.
+    reported_context: Option<Reported>,
+}
+
+/// The context the provider last reported, against what the file holds of that request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reported {
+    /// Prompt (cache included) plus completion, as reported.
+    pub tokens: u64,
+    /// The message whose request reported it.
+    pub at: usize,
+    /// What the file holds of that context: the exact counts of the messages from the last
+    /// compaction before `at` through `at`.
+    pub in_file: u64,
+    /// That compaction: the context then also held what it left (a summary, kept turns) that
+    /// the file does not hold as messages.
+    pub since_compaction: bool,
+}
+
+impl Reported {
+    /// What the provider counted that the file does not hold (the system prompt, tool
+    /// definitions, framing): zero when the file holds as much or more.
+    pub fn not_in_file(&self) -> u64 {
+        self.tokens.saturating_sub(self.in_file)
+    }
 }
 
 /// Counts kept from an earlier analysis of a session that has since grown, with what they were
@@ -246,12 +269,23 @@ impl Analysis {
     }
 
     fn with_reported_context(mut self) -> Analysis {
-        self.reported_context = self
-            .session
-            .messages
-            .iter()
-            .rev()
-            .find_map(|m| m.usage.as_ref()?.context_total());
+        let messages = &self.session.messages;
+        self.reported_context = messages.iter().rev().find_map(|m| {
+            let tokens = m.usage.as_ref()?.context_total()?;
+            let from = (self.session.marks.iter())
+                .filter(|k| k.before_message <= m.index)
+                .map(|k| k.before_message)
+                .max()
+                .unwrap_or(0);
+            let in_file = (self.counts.messages.get(from..=m.index))
+                .map_or(0, |c| c.iter().map(|c| c.total() as u64).sum());
+            Some(Reported {
+                tokens,
+                at: m.index,
+                in_file,
+                since_compaction: from > 0,
+            })
+        });
         self
     }
 
@@ -261,6 +295,11 @@ impl Analysis {
 
     /// Context the provider last reported (prompt incl. cache + completion), if any.
     pub fn last_reported_context(&self) -> Option<u64> {
+        self.reported_context.map(|r| r.tokens)
+    }
+
+    /// The provider's last report, against what the file holds of that request.
+    pub fn reported(&self) -> Option<Reported> {
         self.reported_context
     }
 }

@@ -3,6 +3,8 @@
 //! Owns: the config directory (`directories`, or `CTXRAY_CONFIG_DIR`), the user's `models.toml`
 //! and `config.toml` there (and where user themes live), and a `--config FILE` layered last.
 //! Defaults are embedded in the binary. Must not know how a theme looks (the inspector does).
+//! Also the state directory (`CTXRAY_STATE_DIR`), where the inspector notes that a first run
+//! has happened.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,36 @@ pub fn config_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(dir));
     }
     directories::ProjectDirs::from("", "", "ctxray").map(|d| d.config_dir().to_path_buf())
+}
+
+/// Where ctxray keeps what it learns while running (not configuration), if a place is found.
+pub fn state_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CTXRAY_STATE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "ctxray")?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .to_path_buf(),
+    )
+}
+
+const FIRST_RUN_DONE: &str = "first-run-done";
+
+/// Whether the inspector has not been opened before (then it shows its legend). A state
+/// directory that cannot be found counts as not a first run: no legend forced on each start.
+pub fn first_run() -> bool {
+    state_dir().is_some_and(|d| !d.join(FIRST_RUN_DONE).exists())
+}
+
+/// Notes that the first run happened (best effort: a read-only home only means the legend
+/// shows again next time).
+pub fn first_run_done() {
+    if let Some(dir) = state_dir() {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(FIRST_RUN_DONE), b"");
+    }
 }
 
 /// The registry: bundled, then `<config dir>/models.toml`, then `explicit` (which must exist).

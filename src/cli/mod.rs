@@ -58,6 +58,10 @@ pub struct Cli {
     /// A preset setting (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub sets: Vec<String>,
+    /// Scale the preset's window (or count) down until it fires on this session (the
+    /// inspector's `w`), saying so on screen.
+    #[arg(long, requires = "preset")]
+    pub demo: bool,
     /// Keep reading the file as the agent writes it (new messages appear as they land).
     #[arg(long)]
     pub follow: bool,
@@ -191,6 +195,10 @@ pub struct PresetArgs {
     /// A preset setting, with the framework's own parameter name (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub sets: Vec<String>,
+    /// Scale the preset's window (or count) down until it fires on this session, and say so on
+    /// stderr: for a session too small for the framework's real settings.
+    #[arg(long)]
+    pub demo: bool,
 }
 
 /// Which summarizer `compact` calls.
@@ -445,8 +453,11 @@ fn inspect(cli: Cli) -> anyhow::Result<i32> {
         loaded,
         preset: cli.preset,
         sets: cli.sets,
+        demo: cli.demo,
+        legend: crate::config::first_run(),
         summarizer,
     };
+    crate::config::first_run_done();
     match runtime::run(start, theme)? {
         Exit::Quit => Ok(0),
         Exit::Signal(n) => Ok(128 + n),
@@ -523,8 +534,34 @@ fn planned(
     let found = crate::compaction::presets::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let analysis = analyse(source, common)?;
-    let plan = plan_cmd::plan(&analysis, &preset.preset, &preset.sets)?;
+    let sets = demo_sets(&analysis, preset)?;
+    let plan = plan_cmd::plan(&analysis, &preset.preset, &sets)?;
     Ok((analysis, plan))
+}
+
+/// The settings a command runs the preset under: those given, and with `--demo` the ones that
+/// make it fire on this session (said on stderr, so that stdout stays the output).
+pub(crate) fn demo_sets(analysis: &Analysis, preset: &PresetArgs) -> anyhow::Result<Vec<String>> {
+    use crate::compaction::demo::{fit, Fit};
+    let mut sets = preset.sets.clone();
+    if !preset.demo {
+        return Ok(sets);
+    }
+    let found = crate::compaction::presets::find(&preset.preset)?;
+    let input = crate::compaction::PlanInput::new(analysis);
+    match fit(&input, found, &sets)? {
+        Fit::Fires => eprintln!("demo: {} fires as set; nothing scaled", found.name()),
+        Fit::Scaled(d) => {
+            eprintln!(
+                "{} (--set {})",
+                d.said(found.name()),
+                d.sets.join(" --set ")
+            );
+            sets.extend(d.sets);
+        }
+        Fit::Cannot(why) => eprintln!("demo: {why}"),
+    }
+    Ok(sets)
 }
 
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {

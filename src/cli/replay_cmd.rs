@@ -264,7 +264,7 @@ pub fn run(
     common: &super::Common,
 ) -> anyhow::Result<i32> {
     common.output().check(super::output::Command::Replay)?;
-    let sides = if compare.is_empty() {
+    let mut sides = if compare.is_empty() {
         vec![Side {
             label: preset.preset.clone(),
             preset: preset.preset.clone(),
@@ -275,6 +275,15 @@ pub fn run(
     };
     validate(&sides)?;
     let analysis = super::analyse(source, common)?;
+    // With `--demo` each side is scaled until its own preset fires.
+    for side in &mut sides {
+        let args = super::PresetArgs {
+            preset: side.preset.clone(),
+            sets: std::mem::take(&mut side.sets),
+            demo: preset.demo,
+        };
+        side.sets = super::demo_sets(&analysis, &args)?;
+    }
     let options = replay::Options { summary_tokens };
     let mut runs = Vec::new();
     for side in sides {

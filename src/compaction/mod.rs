@@ -7,6 +7,7 @@
 pub mod after;
 pub mod apply;
 pub mod carry_out;
+pub mod demo;
 pub mod digest;
 pub mod outcome;
 pub mod parsed;

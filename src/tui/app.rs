@@ -37,6 +37,10 @@ pub struct App {
     pub picker: Option<PickerState>,
     /// The network summarizer `c` calls (`None`: offline).
     pub summarizer: Option<crate::summarize::Choice>,
+    /// Demo mode (`--demo`): the preset scaled until it fires.
+    pub demo: bool,
+    /// The legend shows under the list (a first run).
+    pub legend: bool,
 }
 
 impl App {
@@ -55,6 +59,8 @@ impl App {
             live,
             picker: None,
             summarizer: None,
+            demo: false,
+            legend: false,
         }
     }
 
@@ -67,6 +73,8 @@ impl App {
             live: false,
             picker: None,
             summarizer: None,
+            demo: false,
+            legend: false,
         }
     }
 
@@ -77,6 +85,8 @@ impl App {
             preset: state.preset.clone(),
             sets: state.sets.clone(),
             summarizer: state.summarizer.clone(),
+            demo: state.demo.on,
+            legend: state.legend,
             screen: Screen::Inspect(Box::new(state)),
             picker: None,
         }
@@ -151,6 +161,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             let mut state = AppState::new(*analysis, app.preset.clone(), app.sets.clone());
             state.summarizer = app.summarizer.clone();
             state.following = app.live;
+            state.legend = app.legend;
+            if app.demo {
+                state.toggle_demo();
+            }
             if app.live {
                 state.selected = state.len().saturating_sub(1);
             }

@@ -35,6 +35,8 @@ pub enum Work {
     WhatIf(RunKey),
     /// The whole session replayed (`Msg::Replayed`).
     Replay(RunKey),
+    /// The settings that make a preset fire on the session (`Msg::DemoFound`).
+    Demo(RunKey),
     /// A plan carried out (`Msg::Compacted`): with this summarizer text, or, with `summary`
     /// `None` and a plan that inserts one, the preset's offline summary.
     Compact {
@@ -51,9 +53,10 @@ pub enum Kind {
     WhatIf,
     Replay,
     Compact,
+    Demo,
 }
 
-const KINDS: usize = 4;
+const KINDS: usize = 5;
 
 impl Work {
     pub fn kind(&self) -> Kind {
@@ -62,6 +65,7 @@ impl Work {
             Work::WhatIf(_) => Kind::WhatIf,
             Work::Replay(_) => Kind::Replay,
             Work::Compact { .. } => Kind::Compact,
+            Work::Demo(_) => Kind::Demo,
         }
     }
 }
@@ -72,7 +76,8 @@ impl PartialEq for Work {
         match (self, other) {
             (Work::Plan(a), Work::Plan(b))
             | (Work::WhatIf(a), Work::WhatIf(b))
-            | (Work::Replay(a), Work::Replay(b)) => a == b,
+            | (Work::Replay(a), Work::Replay(b))
+            | (Work::Demo(a), Work::Demo(b)) => a == b,
             _ => false,
         }
     }
@@ -145,6 +150,15 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
                 .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
                 .map_err(|e| e.to_string());
             send(Msg::WhatIfDone(key, result));
+        }
+        Work::Demo(key) => {
+            let result = crate::compaction::presets::find(&key.0)
+                .and_then(|p| {
+                    let input = crate::compaction::PlanInput::new(&analysis);
+                    crate::compaction::demo::fit(&input, p, &key.1)
+                })
+                .map_err(|e| e.to_string());
+            send(Msg::DemoFound(key, result));
         }
         Work::Replay(key) => {
             let result = super::replay::run(&analysis, &key);
@@ -279,7 +293,13 @@ impl Executor {
 
 impl Drop for Executor {
     fn drop(&mut self) {
-        for kind in [Kind::Plan, Kind::WhatIf, Kind::Replay, Kind::Compact] {
+        for kind in [
+            Kind::Plan,
+            Kind::WhatIf,
+            Kind::Replay,
+            Kind::Compact,
+            Kind::Demo,
+        ] {
             self.cancel(kind);
         }
     }

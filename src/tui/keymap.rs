@@ -147,6 +147,18 @@ const BINDINGS: &[Binding] = &[
         msg: || Msg::PrevPreset,
     },
     Binding {
+        keys: "w",
+        help: "demo: scale the window so the preset fires (again: undo)",
+        listens: &[plain('w')],
+        msg: || Msg::Demo,
+    },
+    Binding {
+        keys: "L",
+        help: "legend: bars, edge marks, brackets, rules",
+        listens: &[plain('L')],
+        msg: || Msg::ToggleLegend,
+    },
+    Binding {
         keys: "+ -",
         help: "turn the preset's main setting up / down",
         listens: &[plain('+'), plain('=')],

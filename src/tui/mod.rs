@@ -8,6 +8,8 @@
 pub mod app;
 pub mod busy;
 pub mod color_depth;
+pub mod demo;
+pub mod demo_update;
 pub mod highlight;
 pub mod input;
 pub mod jobs;

@@ -32,6 +32,15 @@ pub enum Msg {
         crate::tui::state::RunKey,
         Box<Result<crate::tui::state::Planned, String>>,
     ),
+    /// The settings that make a preset fire, found apart (`w`, `--demo`).
+    DemoFound(
+        crate::tui::state::RunKey,
+        Result<crate::compaction::demo::Fit, String>,
+    ),
+    /// Demo mode on or off (`w`).
+    Demo,
+    /// The legend under the list on or off (`L`).
+    ToggleLegend,
     /// The diff of a plan run apart.
     Diffed(crate::tui::state::RunKey, Box<crate::diff::Diff>),
     /// A replay run apart (a large session) finished (`Err`: why the preset could not replay).

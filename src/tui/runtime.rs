@@ -44,6 +44,10 @@ pub struct Start {
     pub loaded: Option<crate::analysis::Analysis>,
     pub preset: Option<String>,
     pub sets: Vec<String>,
+    /// Demo mode from the start (`--demo`).
+    pub demo: bool,
+    /// The legend shows from the start (a first run).
+    pub legend: bool,
     /// The network summarizer `c` calls (`None`: offline).
     pub summarizer: Option<crate::summarize::Choice>,
 }
@@ -116,6 +120,8 @@ where
                 source.is_live(),
             );
             app.summarizer = start.summarizer;
+            app.demo = start.demo;
+            app.legend = start.legend;
             match start.loaded {
                 Some(analysis) => pending.push_back(Input::Msg(Msg::Loaded(Box::new(analysis)))),
                 None => tasks::spawn_load(source, loader.clone(), progress, tx.clone()),
@@ -133,6 +139,8 @@ where
             }
             let mut app = App::picking(picker, start.preset, start.sets);
             app.summarizer = start.summarizer;
+            app.demo = start.demo;
+            app.legend = start.legend;
             app
         }
     };

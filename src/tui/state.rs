@@ -110,6 +110,10 @@ pub struct AppState {
     pub next_call: u64,
     /// The replay being played (`r`): while it is open, it takes the keys and the screen.
     pub replay: Option<crate::tui::replay::Player>,
+    /// The legend under the list (`L`).
+    pub legend: bool,
+    /// Demo mode (`w`): presets scaled until they fire, and what that added.
+    pub demo: crate::tui::demo::DemoState,
 }
 
 /// A network summarizer call in flight: the plan it carries out and the text so far.
@@ -200,6 +204,8 @@ impl AppState {
             summarizing: None,
             next_call: 0,
             replay: None,
+            demo: crate::tui::demo::DemoState::default(),
+            legend: false,
         };
         state.replan();
         state
@@ -269,6 +275,7 @@ impl AppState {
             .unwrap_or_default();
         self.preset = preset;
         self.replan();
+        self.ask_demo();
     }
 
     /// Work for the runtime, handed over by `update` as `Effect::Run` (once each).
@@ -294,6 +301,9 @@ impl AppState {
     pub fn loaded_whole(&mut self) {
         if let Some(key) = self.planning.clone() {
             self.ask(crate::tui::jobs::Work::Plan(key));
+        }
+        if let Some(key) = self.demo.asked.clone() {
+            self.ask(crate::tui::jobs::Work::Demo(key));
         }
         self.ask_what_if();
     }

@@ -89,6 +89,9 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Planned(key, result) => state.planned(key, *result),
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
         Msg::WhatIfDone(key, result) => state.what_if_done(key, result),
+        Msg::DemoFound(key, fit) => state.demo_found(key, fit),
+        Msg::Demo => state.toggle_demo(),
+        Msg::ToggleLegend => state.legend = !state.legend,
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
         Msg::ShowMessage => show(state, DetailMode::Message),
@@ -186,6 +189,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::SourceFault(_)
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
+            | Msg::DemoFound(..)
             | Msg::Planned(..)
             | Msg::Replayed(..)
             | Msg::Compacted(_)
@@ -701,6 +705,8 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
     };
     let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
     next.kept_sets = state.kept_sets.clone();
+    next.legend = state.legend;
+    next.demo = state.demo.clone();
     next.viewport = state.viewport;
     next.layout = state.layout.clone();
     next.summarizer = state.summarizer.clone();
@@ -746,6 +752,7 @@ fn enter_child(state: &mut AppState, slot: usize) {
     let child = state.analysis.children[slot].clone();
     let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
     child_state.summarizer = state.summarizer.clone();
+    child_state.legend = state.legend;
     child_state.viewport = state.viewport;
     child_state.layout = state.layout.clone();
     let parent = std::mem::replace(state, child_state);

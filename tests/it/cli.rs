@@ -325,3 +325,30 @@ fn presets_lists_dimos_with_its_settings() {
         ]
     );
 }
+
+/// `--demo` runs the preset under the settings that make it fire, names them on stderr and
+/// in the JSON's settings, and leaves stdout the output alone.
+#[test]
+fn demo_scales_the_window_until_the_preset_fires() {
+    let demo = "fixtures/samples/claude-code-demo.jsonl";
+    let plain = run(&["plan", demo, "--preset", "hermes", "--json"]);
+    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(plain["trigger"]["fired"], false);
+    let out = run(&["plan", demo, "--preset", "hermes", "--demo", "--json"]);
+    assert!(out.status.success());
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["trigger"]["fired"], true);
+    let window = plan["preset"]["settings"]["config_context_length"]
+        .as_u64()
+        .unwrap();
+    assert!(window < 200_000, "{window}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("demo: config_context_length 200,000 → "),
+        "{err}"
+    );
+    assert!(err.contains(&format!("--set config_context_length={window}")), "{err}");
+    // A preset that fires as set is left alone.
+    let out = run(&["plan", demo, "--preset", "agent-framework", "--demo"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fires as set"));
+}

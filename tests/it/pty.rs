@@ -436,7 +436,7 @@ fn r_plays_the_replay_and_brackets_step_it() {
             ("step 15/15 ", "\x1b[H"),
             ("step 1/15 ", "]"),
             ("step 2/15 ", "q"),
-            ("1 of 28 · j/k move", "q"),
+            ("1 of 28 · p preset", "q"),
         ],
     );
     assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&out));
@@ -462,7 +462,7 @@ fn r_plays_the_replay_and_brackets_step_it() {
     assert!(
         all[last_replay..]
             .iter()
-            .any(|s| s.contains("1 of 28 · j/k move")),
+            .any(|s| s.contains("1 of 28 · p preset")),
         "q did not leave the replay for the inspector"
     );
 }
@@ -535,4 +535,46 @@ fn escape_sequences_in_tool_output_are_shown_and_do_not_reach_the_terminal() {
         !contains(&out, b"\x1b[2J\x1b]0"),
         "the clear reached the terminal"
     );
+}
+
+/// `--demo` opens with the preset scaled until it fires, says so, and `w` puts its own
+/// settings back; switching preset in demo mode scales the next one too.
+#[test]
+fn demo_mode_makes_the_preset_fire_and_w_undoes_it() {
+    let mut pty = Pty::start("fixtures/samples/claude-code-demo.jsonl --preset dimos --demo");
+    pty.wait_for("dimos: fires", SHOWN_WITHIN);
+    pty.wait_for("demo: context_window 200,000 → 7,300", SHOWN_WITHIN);
+    pty.send("w");
+    pty.wait_for("dimos: does not fire · fires at 160,000 tokens — 27× this session", SHOWN_WITHIN);
+    pty.wait_for("demo off", SHOWN_WITHIN);
+    pty.send("w");
+    pty.wait_for("dimos: fires", SHOWN_WITHIN);
+    pty.send("p");
+    pty.wait_for("codex: fires", SHOWN_WITHIN);
+    pty.wait_for("demo: context_window 200,000 → 5,600", SHOWN_WITHIN);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+}
+
+/// The first run shows the legend; the next does not, and `L` brings it back.
+#[test]
+fn the_legend_shows_on_a_first_run_and_l_toggles_it() {
+    let state = tempfile::tempdir().unwrap();
+    let dir = state.path().to_str().unwrap();
+    let args = "fixtures/samples/claude-code-demo.jsonl";
+    let legend = "out = output tokens the provider reported";
+    let mut first = Pty::start_env(&[("CTXRAY_STATE_DIR", dir)], "", 150, 40, args);
+    first.wait_for(legend, SHOWN_WITHIN);
+    first.send("L");
+    first.wait_until("the legend hidden", |s| !s.contains(legend), SHOWN_WITHIN);
+    first.send("q");
+    assert_eq!(first.wait_exit(Duration::from_secs(10)).0, Some(0));
+    let mut next = Pty::start_env(&[("CTXRAY_STATE_DIR", dir)], "", 150, 40, args);
+    next.wait_for("1 of 23", SHOWN_WITHIN);
+    assert!(!next.screen().contains(legend), "{}", next.screen());
+    next.send("L");
+    next.wait_for(legend, SHOWN_WITHIN);
+    next.send("q");
+    assert_eq!(next.wait_exit(Duration::from_secs(10)).0, Some(0));
 }

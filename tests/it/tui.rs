@@ -112,11 +112,16 @@ fn a_frame_shows_the_gauge_the_list_the_cut_and_the_detail() {
         text.contains("claude-code · claude-sonnet-4-20250514"),
         "{text}"
     );
-    assert!(text.contains("5,077 / 6,000 (84.6%)"), "{text}");
+    assert!(text.contains("5,077 / 6,000 in context (84.6%)"), "{text}");
     assert!(
-        text.contains("dimos: 5,956 tokens by its estimator vs threshold 4,800"),
+        text.contains("dimos: fires · 5,956 tokens vs threshold 4,800"),
         "{text}"
     );
+    assert!(
+        text.contains("provider reported 21,562 at #22 · the file holds 5,077 of it · not in the file: system prompt, tools ≈ 16,485"),
+        "{text}"
+    );
+    assert!(text.contains("#  role      tokens"), "{text}");
     assert!(
         text.contains("──── cut: summarized above · kept below ────"),
         "{text}"
@@ -134,7 +139,7 @@ fn a_frame_shows_the_gauge_the_list_the_cut_and_the_detail() {
 fn help_lists_the_live_keymap_and_small_terminals_do_not_panic() {
     let mut s = demo(None, &[]);
     update(&mut s, Msg::ToggleHelp);
-    let text = screen(&s, 100, 30);
+    let text = screen(&s, 100, 50);
     for b in ctxray::tui::keymap::bindings() {
         assert!(text.contains(b.help), "help lacks {}", b.help);
     }
@@ -435,7 +440,7 @@ fn the_gauge_is_drawn_against_the_presets_own_window() {
     let s = demo(Some("dimos"), &["context_window=6000"]);
     assert_eq!(s.gauge_window().0, 6000);
     let text = screen(&s, 160, 40);
-    assert!(text.contains("5,077 / 6,000 (84.6%)"), "{text}");
+    assert!(text.contains("5,077 / 6,000 in context (84.6%)"), "{text}");
     let plain = demo(None, &[]);
     assert_eq!(plain.gauge_window().0, 200_000);
 }
@@ -969,4 +974,29 @@ fn help_is_modal_scrolls_and_closes() {
         text.contains("replay keys") && text.contains("slower / faster"),
         "{text}"
     );
+}
+
+/// `w` adds the settings that make the preset fire, `p` keeps them with their preset and
+/// scales the next one, and `w` again takes away exactly what it added, leaving the user's.
+#[test]
+fn demo_mode_adds_settings_per_preset_and_takes_away_only_its_own() {
+    let mut s = demo(Some("dimos"), &["keep_ratio=0.4"]);
+    assert!(!s.plan.as_ref().unwrap().trigger.fired);
+    update(&mut s, Msg::Demo);
+    assert!(s.plan.as_ref().unwrap().trigger.fired, "{:?}", s.notice);
+    assert_eq!(s.sets[0], "keep_ratio=0.4");
+    assert!(s.sets[1].starts_with("context_window="), "{:?}", s.sets);
+    let dimos_sets = s.sets.clone();
+    update(&mut s, Msg::NextPreset);
+    assert_eq!(s.preset.as_deref(), Some("codex"));
+    assert!(s.plan.as_ref().unwrap().trigger.fired, "{:?}", s.notice);
+    assert!(s.demo_added().is_some());
+    update(&mut s, Msg::PrevPreset);
+    assert_eq!(s.sets, dimos_sets);
+    update(&mut s, Msg::Demo);
+    assert_eq!(s.sets, vec!["keep_ratio=0.4".to_string()]);
+    assert!(!s.plan.as_ref().unwrap().trigger.fired);
+    update(&mut s, Msg::NextPreset);
+    assert!(s.sets.is_empty(), "codex keeps no demo setting: {:?}", s.sets);
+    assert!(!s.plan.as_ref().unwrap().trigger.fired);
 }

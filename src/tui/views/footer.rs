@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use crate::tui::msg::PromptKind;
@@ -57,14 +57,19 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Span::styled("▏", theme.fg("title")),
         ])
     } else if let Some(notice) = &state.notice {
-        Line::styled(
-            format!(" {}", crate::text::inline(notice)),
-            theme.fg("warn"),
-        )
+        Line::styled(notice_text(notice), theme.fg("warn"))
     } else if state.replay.is_some() {
-        Line::styled(
-            " replay · space pause/play · [ ] step · < > speed · Home End jump · ? help · Esc q r leave",
-            theme.fg("dim"),
+        hints_line(
+            "replay",
+            &[
+                "space pause/play",
+                "[ ] step",
+                "< > speed",
+                "Home End jump",
+                "Esc q r leave",
+            ],
+            area.width,
+            theme,
         )
     } else {
         let search = match &state.search {
@@ -86,14 +91,73 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         } else {
             ""
         };
-        Line::styled(
-            format!(
-                "{follow}{crumb}{search} {} of {} · j/k move · Tab detail · p preset · +/- knob · : set · / search · s summarizer · d diff · ? help · q quit",
-                state.selected + 1,
-                state.len()
-            ),
-            theme.fg("dim"),
+        let position = format!(
+            "{follow}{crumb}{search} {} of {}",
+            state.selected + 1,
+            state.len()
+        );
+        hints_line(
+            position.trim_start(),
+            &[
+                "p preset",
+                "w demo",
+                "s summarizer",
+                "d diff",
+                "c compact",
+                "j/k move",
+                "Tab detail",
+                "t timeline",
+                "+/- knob",
+                ": set",
+                "/ search",
+                "L legend",
+            ],
+            area.width,
+            theme,
         )
     };
-    frame.render_widget(Paragraph::new(vec![status, second]), area);
+    let first = Rect { height: 1, ..area };
+    frame.render_widget(Paragraph::new(status), first);
+    let rest = Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    frame.render_widget(Paragraph::new(second).wrap(Wrap { trim: false }), rest);
+}
+
+/// Rows the footer takes at `width`: the preset's state, and the prompt or hints line — or a
+/// notice, wrapped whole (up to five rows), so that a long one is read, not cut.
+pub fn height(state: &AppState, width: u16) -> u16 {
+    let second = match (&state.prompt, &state.notice) {
+        (None, Some(notice)) => {
+            let w = u16::try_from(notice_text(notice).chars().count()).unwrap_or(u16::MAX);
+            w.div_ceil(width.max(1)).clamp(1, 5)
+        }
+        _ => 1,
+    };
+    1 + second
+}
+
+fn notice_text(notice: &str) -> String {
+    format!(" {}", crate::text::inline(notice))
+}
+
+/// `lead · hint · hint … · ? help · q quit`: hints in the order given while they fit, and
+/// help and quit always.
+fn hints_line<'a>(lead: &str, hints: &[&str], width: u16, theme: &Theme) -> Line<'a> {
+    const TAIL: &str = " · ? help · q quit";
+    let room = usize::from(width);
+    let mut text = format!(" {lead}");
+    for hint in hints {
+        let more = format!(" · {hint}");
+        if text.chars().count() + more.chars().count() + TAIL.chars().count() > room {
+            break;
+        }
+        text.push_str(&more);
+    }
+    Line::from(vec![
+        Span::styled(text, theme.fg("dim")),
+        Span::styled(TAIL, theme.fg("title")),
+    ])
 }

@@ -30,7 +30,17 @@ pub fn render(
     let block = Block::default()
         .borders(Borders::RIGHT)
         .border_style(theme.fg(border));
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
+    frame.render_widget(block, area);
+    // The column header, when there is room for it and a few rows under it.
+    if inner.height > 4 {
+        frame.render_widget(
+            Paragraph::new(column_header(theme)),
+            Rect { height: 1, ..inner },
+        );
+        inner.y += 1;
+        inner.height -= 1;
+    }
     let rows = usize::from(inner.height);
     let a = &state.analysis;
     let largest = a
@@ -71,8 +81,21 @@ pub fn render(
     shows.truncate(rows);
     // Rows below the last message still count as rows a page can fill.
     shows.resize(rows, None);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(lines), inner);
     (inner, shows)
+}
+
+/// The names of the columns `message_line` draws, aligned with them.
+fn column_header<'a>(theme: &Theme) -> Line<'a> {
+    let style = theme.bold("dim");
+    Line::from(vec![
+        Span::styled(format!("{:>6}", "#"), style),
+        Span::styled(format!("  {:<9} ", "role"), style),
+        Span::styled(format!("{:<width$}", "tokens", width = BAR), style),
+        Span::styled(format!(" {:>7}", "total"), style),
+        Span::styled(format!(" {:>6} ", "out"), style),
+        Span::styled("content · tools", style),
+    ])
 }
 
 fn message_line<'a>(state: &AppState, m: &Message, largest: usize, theme: &Theme) -> Line<'a> {

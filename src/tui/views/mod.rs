@@ -7,6 +7,7 @@ mod diff;
 mod footer;
 mod header;
 mod help;
+mod legend;
 mod list;
 mod loading;
 pub mod picker;
@@ -49,9 +50,10 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
     let rows = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
-            Constraint::Length(3),
+            Constraint::Length(header::height(state)),
             Constraint::Min(3),
-            Constraint::Length(2),
+            Constraint::Length(legend_rows(state, theme, area)),
+            Constraint::Length(footer::height(state, area.width)),
         ])
         .split(area);
     if let Some(player) = &state.replay {
@@ -60,7 +62,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
             ..rows[0]
         };
         replay::render(frame, screen, state, player, theme);
-        footer::render(frame, rows[2], state, theme);
+        footer::render(frame, rows[3], state, theme);
         let mut layout = state.layout.clone();
         if state.show_help {
             layout.help = help::render(frame, centered(area, 70, 90), state, theme);
@@ -82,8 +84,11 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         ])
         .split(rows[1]);
     let (list, list_rows) = list::render(frame, body[0], state, theme);
+    if rows[2].height > 0 {
+        legend::render(frame, rows[2], theme);
+    }
     let detail_rows = detail::render(frame, body[1], state, theme);
-    footer::render(frame, rows[2], state, theme);
+    footer::render(frame, rows[3], state, theme);
     if state.subagents.is_some() {
         subagents::render(frame, centered(area, 70, 60), state, theme);
     }
@@ -101,6 +106,21 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
     }
 }
 
+/// The legend's rows: none when it is off, or when the screen is too short to give it rows
+/// without squeezing the list under eight.
+fn legend_rows(state: &AppState, theme: &Theme, area: Rect) -> u16 {
+    if !state.legend || state.replay.is_some() {
+        return 0;
+    }
+    let rows = legend::height(theme, area.width);
+    let rest = header::height(state) + footer::height(state, area.width);
+    if area.height < rest + rows + 8 {
+        0
+    } else {
+        rows
+    }
+}
+
 fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {
     let w = area.width * pct_x / 100;
     let h = area.height * pct_y / 100;
@@ -113,3 +133,19 @@ fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {
 }
 
 pub use crate::text::thousands;
+
+/// The first of `candidates` that fits in `width` columns (the last when none does): a line
+/// with shorter words for a narrow terminal, rather than the long one cut.
+fn first_fitting<'a, const N: usize>(
+    width: u16,
+    candidates: [ratatui::text::Line<'a>; N],
+) -> ratatui::text::Line<'a> {
+    let mut last = None;
+    for line in candidates {
+        if line.width() <= usize::from(width) {
+            return line;
+        }
+        last = Some(line);
+    }
+    last.unwrap_or_default()
+}

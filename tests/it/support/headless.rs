@@ -96,6 +96,8 @@ impl Headless {
             loaded: Some(analysis),
             preset: preset.map(str::to_string),
             sets: sets.iter().map(|s| s.to_string()).collect(),
+            demo: false,
+            legend: false,
             summarizer: None,
         };
         let screen = Arc::new(Mutex::new(TestBackend::new(cols, rows)));

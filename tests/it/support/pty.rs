@@ -18,6 +18,14 @@ pub struct Pty {
     cols: u16,
 }
 
+/// A state directory shared by this test process in which the first run has happened.
+fn seen_state_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ctxray-pty-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("first-run-done"), b"").unwrap();
+    dir
+}
+
 impl Pty {
     /// `ctxray ARGS` in a 120×30 terminal.
     pub fn start(args: &str) -> Pty {
@@ -31,11 +39,15 @@ impl Pty {
     }
 
     /// [`Pty::start_with`] with `vars` added to the program's environment.
+    /// Unless `vars` name a state directory, the program gets one where its first run has
+    /// happened (no legend), and the user's own is never written.
     pub fn start_env(vars: &[(&str, &str)], prefix: &str, cols: u16, rows: u16, args: &str) -> Pty {
         let bin = env!("CARGO_BIN_EXE_ctxray");
         let cmd = format!("{prefix}stty cols {cols} rows {rows}; exec {bin} {args}");
+        let state = seen_state_dir();
         let mut child = Command::new("script")
             .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+            .env("CTXRAY_STATE_DIR", &state)
             .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
