@@ -74,6 +74,40 @@ pub fn is_user_turn(m: &crate::session::Message) -> bool {
     m.role == Role::User && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
 }
 
+/// One step of a replay as it stood: the history the preset checked (earlier compactions
+/// applied), the settings in force (the user's and those the framework carried from earlier
+/// compactions), and, when it compacted there, the history it left and the summary inserted.
+#[derive(Debug, Clone)]
+pub struct At {
+    pub step: usize,
+    pub before: Session,
+    pub sets: Vec<String>,
+    /// The compaction made at this step, with the history it left and its summary.
+    pub compaction: Option<(Compaction, Session, Option<String>)>,
+}
+
+/// Step `step` of the replay of `a` (`None` when the replay has fewer): the replay run up to
+/// it and stopped there.
+pub fn at(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    options: &Options,
+    step: usize,
+) -> Result<Option<At>, PlanError> {
+    let mut out = None;
+    let replay = replay_until(a, preset, sets, options, true, Some((step, &mut out)))?;
+    Ok(out.map(|mut at: At| {
+        // The compaction's figures are filled in once the replay has run.
+        if let Some((record, ..)) = at.compaction.as_mut() {
+            if let Some(done) = replay.compactions.iter().find(|c| c.step == step) {
+                *record = done.clone();
+            }
+        }
+        at
+    }))
+}
+
 /// Replays `a` under `preset` with the user's `sets`.
 pub fn replay(
     a: &Analysis,
@@ -103,6 +137,19 @@ fn replay_with(
     options: &Options,
     quick: bool,
 ) -> Result<Replay, PlanError> {
+    replay_until(a, preset, sets, options, quick, None)
+}
+
+/// The replay, stopped after compaction `stop.0` when given, that compaction's `At` put in
+/// `stop.1`.
+fn replay_until(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    options: &Options,
+    quick: bool,
+    stop: Option<(usize, &mut Option<At>)>,
+) -> Result<Replay, PlanError> {
     let base = Settings::resolve(preset.name(), preset.params(), sets)?;
     let window = base.window().map_or(a.window, |(w, _)| w);
     let mut run = Run {
@@ -115,6 +162,7 @@ fn replay_with(
         history: History::new(a, quick),
         memo: quick.then(Memo::new),
         done: Vec::new(),
+        stop,
     };
     let mut out = Replay {
         preset: preset.name(),
@@ -135,6 +183,9 @@ fn replay_with(
             run.history.append(a, fed, upto);
             fed = upto;
             run.check(upto, &mut out, sink)?;
+            if run.stop.as_ref().is_some_and(|(_, at)| at.is_some()) {
+                break;
+            }
         }
         Ok::<(), PlanError>(())
     });
@@ -159,6 +210,8 @@ struct Run<'a> {
     memo: Option<Memo>,
     /// The compactions made so far, as the framework's carried state sees them.
     done: Vec<Done>,
+    /// Stop after this step, keeping it as it stood (`at`).
+    stop: Option<(usize, &'a mut Option<At>)>,
 }
 
 impl Run<'_> {
@@ -199,6 +252,18 @@ impl Run<'_> {
             || next_record(&a.session),
             |i| a.session.messages[i].source_index,
         );
+        if let Some((stop, at)) = self.stop.as_mut() {
+            if *stop == out.steps.len() {
+                let mut sets = self.sets.to_vec();
+                sets.extend(self.preset.carried_settings(&self.base, &self.done));
+                **at = Some(At {
+                    step: *stop,
+                    before: self.history.session.clone(),
+                    sets,
+                    compaction: None,
+                });
+            }
+        }
         let settings = self.settings()?;
         if let Some(memo) = self.memo.as_mut() {
             let input = self.history.quiet_input(a);
@@ -298,6 +363,11 @@ impl Run<'_> {
             &compacted,
             again.fired,
         );
+        if let Some((_, Some(at))) = self.stop.as_mut() {
+            if at.step == step {
+                at.compaction = Some((record.clone(), compacted.session.clone(), summary.clone()));
+            }
+        }
         out.compactions.push(record);
         out.steps[step].tokens = after;
         self.done.push(Done {

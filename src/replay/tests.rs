@@ -101,3 +101,34 @@ fn every_quiet_trigger_is_the_plan_s_trigger() {
         );
     }
 }
+
+/// `at` stops the replay at a step and gives the history as the preset checked it there: at a
+/// compaction, the history it left and the figures the whole replay records for it.
+#[test]
+fn a_step_of_the_replay_is_given_as_it_stood() {
+    let a = demo();
+    let p = crate::compaction::presets::find("custom").unwrap();
+    let sets = vec!["trigger_tokens=1500".to_string()];
+    let whole = super::replay(&a, p, &sets, &super::Options::default()).unwrap();
+    assert!(whole.compactions.len() >= 2, "{}", whole.compactions.len());
+    let second = &whole.compactions[1];
+    let at = super::at(&a, p, &sets, &super::Options::default(), second.step)
+        .unwrap()
+        .unwrap();
+    let (record, after, summary) = at.compaction.as_ref().unwrap();
+    assert_eq!(record.tokens_before, second.tokens_before);
+    assert_eq!(record.tokens_after, second.tokens_after);
+    assert_eq!(record.input, second.input);
+    assert_eq!(at.before.messages.len(), second.messages_before);
+    assert_eq!(after.messages.len(), second.messages_after);
+    assert!(summary.is_some());
+    // A step that does not compact: the history checked there, nothing compacted.
+    let quiet = (0..whole.steps.len())
+        .find(|s| whole.compactions.iter().all(|c| c.step != *s))
+        .unwrap();
+    let at = super::at(&a, p, &sets, &super::Options::default(), quiet).unwrap().unwrap();
+    assert!(at.compaction.is_none());
+    assert!(super::at(&a, p, &sets, &super::Options::default(), whole.steps.len())
+        .unwrap()
+        .is_none());
+}

@@ -37,6 +37,12 @@ pub enum Work {
     Replay(RunKey),
     /// The settings that make a preset fire on the session (`Msg::DemoFound`).
     Demo(RunKey),
+    /// A step of a replay as it stood (`Msg::Drilled`).
+    ReplayAt {
+        key: RunKey,
+        step: usize,
+        open: super::replay_drill::Open,
+    },
     /// A plan carried out (`Msg::Compacted`): with this summarizer text, or, with `summary`
     /// `None` and a plan that inserts one, the preset's offline summary.
     Compact {
@@ -66,6 +72,7 @@ impl Work {
             Work::Replay(_) => Kind::Replay,
             Work::Compact { .. } => Kind::Compact,
             Work::Demo(_) => Kind::Demo,
+            Work::ReplayAt { .. } => Kind::Replay,
         }
     }
 }
@@ -78,6 +85,14 @@ impl PartialEq for Work {
             | (Work::WhatIf(a), Work::WhatIf(b))
             | (Work::Replay(a), Work::Replay(b))
             | (Work::Demo(a), Work::Demo(b)) => a == b,
+            (
+                Work::ReplayAt { key, step, open },
+                Work::ReplayAt {
+                    key: k,
+                    step: s,
+                    open: o,
+                },
+            ) => key == k && step == s && open == o,
             _ => false,
         }
     }
@@ -159,6 +174,15 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
                 })
                 .map_err(|e| e.to_string());
             send(Msg::DemoFound(key, result));
+        }
+        Work::ReplayAt { key, step, open } => {
+            let result = super::replay_drill::at(&analysis, &key, step);
+            send(Msg::Drilled(Box::new(super::replay_drill::Drilled {
+                key,
+                step,
+                open,
+                result,
+            })));
         }
         Work::Replay(key) => {
             let result = super::replay::run(&analysis, &key);

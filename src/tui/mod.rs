@@ -18,6 +18,7 @@ pub mod knob;
 pub mod msg;
 pub mod picker;
 pub mod replay;
+pub mod replay_drill;
 pub mod runtime;
 pub mod search;
 pub mod state;

@@ -37,6 +37,8 @@ pub enum Msg {
         crate::tui::state::RunKey,
         Result<crate::compaction::demo::Fit, String>,
     ),
+    /// A replay's step computed apart (`s`, `d`, Enter in a replay).
+    Drilled(Box<crate::tui::replay_drill::Drilled>),
     /// Demo mode on or off (`w`).
     Demo,
     /// The legend under the list on or off (`L`).

@@ -110,6 +110,8 @@ pub struct AppState {
     pub next_call: u64,
     /// The replay being played (`r`): while it is open, it takes the keys and the screen.
     pub replay: Option<crate::tui::replay::Player>,
+    /// Where this view was opened from, for the footer (`replay step 4 (Esc: replay)`).
+    pub crumb: Option<String>,
     /// The legend under the list (`L`).
     pub legend: bool,
     /// Demo mode (`w`): presets scaled until they fire, and what that added.
@@ -206,6 +208,7 @@ impl AppState {
             replay: None,
             demo: crate::tui::demo::DemoState::default(),
             legend: false,
+            crumb: None,
         };
         state.replan();
         state

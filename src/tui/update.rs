@@ -90,6 +90,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
         Msg::WhatIfDone(key, result) => state.what_if_done(key, result),
         Msg::DemoFound(key, fit) => state.demo_found(key, fit),
+        Msg::Drilled(d) => super::replay_drill::drilled(state, *d),
         Msg::Demo => state.toggle_demo(),
         Msg::ToggleLegend => state.legend = !state.legend,
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
@@ -190,6 +191,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Discovered(_)
             | Msg::WhatIfDone(..)
             | Msg::DemoFound(..)
+            | Msg::Drilled(_)
             | Msg::Planned(..)
             | Msg::Replayed(..)
             | Msg::Compacted(_)

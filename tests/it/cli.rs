@@ -347,7 +347,10 @@ fn demo_scales_the_window_until_the_preset_fires() {
         err.starts_with("demo: config_context_length 200,000 → "),
         "{err}"
     );
-    assert!(err.contains(&format!("--set config_context_length={window}")), "{err}");
+    assert!(
+        err.contains(&format!("--set config_context_length={window}")),
+        "{err}"
+    );
     // A preset that fires as set is left alone.
     let out = run(&["plan", demo, "--preset", "agent-framework", "--demo"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("fires as set"));

@@ -545,7 +545,10 @@ fn demo_mode_makes_the_preset_fire_and_w_undoes_it() {
     pty.wait_for("dimos: fires", SHOWN_WITHIN);
     pty.wait_for("demo: context_window 200,000 → 7,300", SHOWN_WITHIN);
     pty.send("w");
-    pty.wait_for("dimos: does not fire · fires at 160,000 tokens — 27× this session", SHOWN_WITHIN);
+    pty.wait_for(
+        "dimos: does not fire · fires at 160,000 tokens — 27× this session",
+        SHOWN_WITHIN,
+    );
     pty.wait_for("demo off", SHOWN_WITHIN);
     pty.send("w");
     pty.wait_for("dimos: fires", SHOWN_WITHIN);
@@ -577,4 +580,46 @@ fn the_legend_shows_on_a_first_run_and_l_toggles_it() {
     next.wait_for(legend, SHOWN_WITHIN);
     next.send("q");
     assert_eq!(next.wait_exit(Duration::from_secs(10)).0, Some(0));
+}
+
+/// At a step of a replay, `s` opens the history the preset checked there with its summarizer
+/// input, `d` its diff, Enter the history its compaction left; Esc comes back to the replay at
+/// the same step each time.
+#[test]
+fn a_replay_step_opens_its_summarizer_input_diff_and_the_history_it_left() {
+    let steps = [
+        ("1 of 23", "r"),
+        ("step 1/10 ", "\x1b[F"),
+        ("step 10/10 ", "s"),
+        ("replay step 10 (Esc: replay)", ""),
+        // Esc: the detail back to the message, then back to the replay.
+        ("summarizer request of custom", "\x1b"),
+    ];
+    let mut pty = Pty::start(
+        "fixtures/samples/claude-code-demo.jsonl --preset custom --set trigger_tokens=1500",
+    );
+    for (shown, keys) in steps {
+        pty.wait_for(shown, SHOWN_WITHIN);
+        pty.send(keys);
+    }
+    pty.wait_until(
+        "the summarizer view closed",
+        |s| !s.contains("summarizer request of custom"),
+        SHOWN_WITHIN,
+    );
+    pty.send("\x1b");
+    pty.wait_for("step 10/10 ", SHOWN_WITHIN);
+    pty.send("d");
+    pty.wait_for("evidence survival", SHOWN_WITHIN);
+    pty.wait_for("replay step 10 (Esc: replay)", SHOWN_WITHIN);
+    pty.send("\x1b");
+    pty.wait_until("the diff closed", |s| !s.contains("evidence survival"), SHOWN_WITHIN);
+    pty.send("\x1b");
+    pty.wait_for("step 10/10 ", SHOWN_WITHIN);
+    pty.send("\r");
+    pty.wait_for("compaction 7 · custom · summarizer offline", SHOWN_WITHIN);
+    pty.wait_for("1 of 11", SHOWN_WITHIN);
+    pty.send("q");
+    let (code, _) = pty.wait_exit(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
 }

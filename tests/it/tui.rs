@@ -997,6 +997,10 @@ fn demo_mode_adds_settings_per_preset_and_takes_away_only_its_own() {
     assert_eq!(s.sets, vec!["keep_ratio=0.4".to_string()]);
     assert!(!s.plan.as_ref().unwrap().trigger.fired);
     update(&mut s, Msg::NextPreset);
-    assert!(s.sets.is_empty(), "codex keeps no demo setting: {:?}", s.sets);
+    assert!(
+        s.sets.is_empty(),
+        "codex keeps no demo setting: {:?}",
+        s.sets
+    );
     assert!(!s.plan.as_ref().unwrap().trigger.fired);
 }

@@ -65,6 +65,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 "space pause/play",
                 "[ ] step",
                 "< > speed",
+                "s d Enter open the step",
                 "Home End jump",
                 "Esc q r leave",
             ],
@@ -86,10 +87,10 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             }
             None => String::new(),
         };
-        let crumb = if state.parent.is_some() {
-            " subagent (Esc: parent) ·"
-        } else {
-            ""
+        let crumb = match (&state.crumb, state.parent.is_some()) {
+            (Some(c), _) => format!(" {c} ·"),
+            (None, true) => " subagent (Esc: parent) ·".into(),
+            (None, false) => String::new(),
         };
         let position = format!(
             "{follow}{crumb}{search} {} of {}",
