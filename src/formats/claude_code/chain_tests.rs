@@ -1,5 +1,5 @@
 //! Tests of rewound trees written inline: what is left out, what is kept when the tree cannot
-//! be trusted, a followed file that forks while it grows.
+//! be trusted, a followed file that forks while it grows, and the finding that names a branch.
 
 use std::sync::Arc;
 
@@ -9,6 +9,7 @@ use crate::formats::common::{Loaded, Record};
 use crate::formats::load_bytes;
 use crate::formats::stream::{Fed, Stream};
 use crate::session::{Abandoned, Format, Session};
+use crate::structure::{findings::session_findings, group_messages, Severity};
 
 fn turn(uuid: &str, parent: Option<&str>, role: &str, text: &str) -> String {
     json!({
@@ -172,4 +173,25 @@ fn a_followed_file_reads_again_when_it_forks_and_agrees_with_a_whole_read() {
     assert_eq!(sources(got), sources(&whole));
     assert_eq!(got.source.abandoned, whole.source.abandoned);
     assert_eq!(got.source.abandoned[0].records, vec![2, 3, 6]);
+}
+
+#[test]
+fn the_finding_names_the_branch_and_the_message_before_the_fork() {
+    let mut lines = rewound();
+    lines.insert(4, note("n1", "a1"));
+    let s = parse(&lines);
+    let findings = session_findings(&s, &group_messages(&s), 0, None);
+    let found: Vec<_> = findings
+        .iter()
+        .filter(|f| f.code == "abandoned-branch")
+        .collect();
+    assert_eq!(found.len(), 1);
+    let f = found[0];
+    assert_eq!(f.severity, Severity::Info);
+    // a0, line 2, is message 1: the last message the branch shares with the conversation.
+    assert_eq!(f.messages, vec![1]);
+    assert_eq!(
+        f.detail,
+        "3 records on a branch abandoned by a rewind to line 2 are not in context (lines 3–5)"
+    );
 }
