@@ -10,8 +10,9 @@
 //! bytes again. Must not: give a session other than the whole-file load of the same file
 //! gives, but for where its raw bytes are (`Session::buffer` is empty). Where that cannot be
 //! known from one pass — another format, a first line that is not a record, a Claude Code
-//! subagent's own file, a Codex file of the older event shape — the file is loaded whole
-//! instead, as before, its bytes kept in memory when they are wanted.
+//! subagent's own file, a Claude Code file whose later lines change which branch a rewind
+//! abandoned, a Codex file of the older event shape — the file is loaded whole instead, as
+//! before, its bytes kept in memory when they are wanted.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};

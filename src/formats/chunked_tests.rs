@@ -13,7 +13,7 @@ use crate::session::{Format, Session};
 fn shown(s: &Session) -> String {
     let children: Vec<String> = s.children.iter().map(shown).collect();
     format!(
-        "{:?} {:?} {:?} {:?} {:?} {:?}\n{:?}\n{:?}\n{} {:?} {:?}\n{:?}",
+        "{:?} {:?} {:?} {:?} {:?} {:?}\n{:?}\n{:?}\n{} {:?} {:?} {:?}\n{:?}",
         s.format,
         s.id,
         s.title,
@@ -25,6 +25,7 @@ fn shown(s: &Session) -> String {
         s.source.records,
         s.source.record_indices,
         s.source.skipped,
+        s.source.abandoned,
         children
     )
 }

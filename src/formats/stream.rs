@@ -183,6 +183,10 @@ mod tests {
                 "{shown} from {k}"
             );
             assert_eq!(got.source.record_indices, expected.source.record_indices);
+            assert_eq!(
+                got.source.abandoned, expected.source.abandoned,
+                "{shown} from {k}"
+            );
             assert_eq!(got.children.len(), expected.children.len());
             assert_eq!(got.model, expected.model);
             compared += 1;

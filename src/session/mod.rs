@@ -1,7 +1,7 @@
 //! The common transcript model every format parses into and every other module reads.
 //!
-//! Owns: `Session`, `Message`, `Part`, `Role`, `Usage`, `CompactionMark` and the skipped-line
-//! record. It must not know about files, formats' quirks, tokens or the terminal: parsers build
+//! Owns: `Session`, `Message`, `Part`, `Role`, `Usage`, `CompactionMark`, the skipped-line
+//! record and the abandoned-branch record. It must not know about files, formats' quirks, tokens or the terminal: parsers build
 //! it, `tokens` and `compaction` read it.
 
 mod format;
@@ -193,6 +193,17 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// Records a rewind left behind: a branch of the source's record tree that the conversation no
+/// longer holds (Claude Code), read but not made messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Abandoned {
+    /// The record the branch forks from (0-based line or record index): the last one the
+    /// branch shares with the conversation.
+    pub fork: usize,
+    /// The branch's records (0-based lines or record indices), ascending.
+    pub records: Vec<usize>,
+}
+
 /// Where a session came from.
 #[derive(Debug, Clone, Default)]
 pub struct Source {
@@ -203,6 +214,8 @@ pub struct Source {
     /// empty where the format has no list of records.
     pub record_indices: Vec<usize>,
     pub skipped: Vec<Skipped>,
+    /// Branches a rewind abandoned: their records were read and are not messages.
+    pub abandoned: Vec<Abandoned>,
 }
 
 /// A whole transcript in the common model.

@@ -1,10 +1,14 @@
 //! Findings: what ctxray wants a user to notice, with stable kebab-case codes.
 //!
 //! Owns: the `Finding` type and the findings that need only a parsed session and its counts
-//! (broken tool-call groups, call ids used twice, skipped lines, a context over its window). Presets add their own.
+//! (broken tool-call groups, call ids used twice, skipped lines, branches a rewind abandoned,
+//! a context over its window). Presets add their own.
 
 use super::groups::{Duplicate, Grouping};
-use crate::session::Session;
+use crate::session::{Abandoned, Session};
+
+/// How many runs of lines an `abandoned-branch` finding lists before it says `…`.
+const LINE_RUNS_SHOWN: usize = 6;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -88,6 +92,9 @@ pub fn session_findings(
             ),
         });
     }
+    for branch in &session.source.abandoned {
+        out.push(abandoned_branch(session, branch));
+    }
     if let Some(window) = window {
         if total_tokens as u64 > window {
             out.push(Finding {
@@ -120,6 +127,52 @@ fn duplicate_call_id(duplicate: &Duplicate) -> Finding {
             list.join(", ")
         ),
     }
+}
+
+/// Records a rewind left behind, named by their lines; the finding's message is the last one
+/// the branch shares with the conversation (the last message at or before the fork).
+fn abandoned_branch(session: &Session, branch: &Abandoned) -> Finding {
+    let upto = (session.messages).partition_point(|m| m.source_index <= branch.fork);
+    let n = branch.records.len();
+    let runs = line_runs(&branch.records);
+    Finding {
+        code: "abandoned-branch",
+        severity: Severity::Info,
+        messages: upto.checked_sub(1).into_iter().collect(),
+        detail: format!(
+            "{n} record{} on a branch abandoned by a rewind to line {} {} not in context \
+             (line{} {})",
+            if n == 1 { "" } else { "s" },
+            branch.fork + 1,
+            if n == 1 { "is" } else { "are" },
+            if n == 1 { "" } else { "s" },
+            runs
+        ),
+    }
+}
+
+/// 0-based `records` (ascending) as 1-based line runs: `3–4, 9, 12–15`.
+fn line_runs(records: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &r in records {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == r => *end = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    let mut shown: Vec<String> = (runs.iter().take(LINE_RUNS_SHOWN))
+        .map(|&(a, b)| {
+            if a == b {
+                format!("{}", a + 1)
+            } else {
+                format!("{}–{}", a + 1, b + 1)
+            }
+        })
+        .collect();
+    if runs.len() > LINE_RUNS_SHOWN {
+        shown.push("…".to_string());
+    }
+    shown.join(", ")
 }
 
 fn owner_of_result(session: &Session, messages: &[usize], call_id: &str) -> Option<usize> {

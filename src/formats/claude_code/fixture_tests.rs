@@ -1,10 +1,11 @@
 //! Tests over the hand-made fixtures in `fixtures/claude-code/`: what the real samples lack
 //! (micro and full compaction boundaries, old-style summaries, metadata and unknown lines, a
-//! malformed line, server tools, redacted thinking, the 2.0.x subagent file layout).
+//! malformed line, server tools, redacted thinking, the 2.0.x subagent file layout, a rewound
+//! tree).
 
 use super::tests::{calls, load, results};
 use crate::formats::load_bytes;
-use crate::session::{Format, Part, Role};
+use crate::session::{Abandoned, Format, Part, Role};
 
 #[test]
 fn fixture_compaction_marks() {
@@ -137,4 +138,48 @@ fn bad_input_never_panics() {
     assert_eq!(s.messages[2].role, Role::Event);
     assert_eq!(s.marks.len(), 1);
     assert_eq!(s.children.len(), 1);
+}
+
+#[test]
+fn fixture_rewind_leaves_the_abandoned_branch_out() {
+    let s = load("fixtures/claude-code/rewinds.jsonl");
+    // Counted independently (a Python pass over the lines, parents by uuid, the chain walked up
+    // from the last turn a3): a0 (line 1) has two prompts under it; the chain goes through the
+    // second, u1b, so u1 and what hangs from it (lines 2-5: prompt, call, result, a
+    // `turn_duration` note) are abandoned. The boundary (line 9) hangs from its
+    // logicalParentUuid a1b, so what came before the compaction stays. r2 hangs from a2x beside
+    // the chain, a tool result of the parallel calls a2x/a2y (one `message.id`): kept. p0 and
+    // `stray` name parents not in the file: kept. 17 records, 15 turns, 11 messages (14 before).
+    assert_eq!(s.source.records, 17);
+    let sources: Vec<_> = s.messages.iter().map(|m| m.source_index).collect();
+    assert_eq!(sources, vec![0, 1, 6, 7, 8, 10, 11, 12, 14, 15, 16]);
+    assert_eq!(
+        s.source.abandoned,
+        vec![Abandoned {
+            fork: 1,
+            records: vec![2, 3, 4, 5]
+        }]
+    );
+    use Role::*;
+    let roles: Vec<_> = s.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        vec![User, Assistant, User, Assistant, User, User, User, Assistant, Tool, Tool, Assistant]
+    );
+    assert_eq!(
+        s.messages[2].parts,
+        vec![Part::text("Try the safe path instead")]
+    );
+    // Both blocks of the parallel calls make one message; both results stay.
+    assert_eq!(s.messages[7].source_indices, vec![12, 13]);
+    assert_eq!(results(&s.messages[8]), vec![("toolu_lint", None)]);
+    assert_eq!(results(&s.messages[9]), vec![("toolu_test", None)]);
+    let kinds: Vec<_> = s
+        .marks
+        .iter()
+        .map(|m| (m.kind.as_str(), m.source_index))
+        .collect();
+    assert_eq!(kinds, vec![("compact_boundary", 9)]);
+    assert_eq!(s.marks[0].before_message, 5);
+    assert_eq!(s.messages[5].parts[0].kind(), "summary");
 }

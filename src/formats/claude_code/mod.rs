@@ -3,11 +3,20 @@
 //! Owns: turning the lines of one session file into a `Session`: streamed assistant lines merged
 //! per `message.id`, result-only user lines as tool messages, compaction boundaries and summaries
 //! as marks, titles from `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
-//! `subagents/agent-*.jsonl` files) as children. Messages are in file order: rewinds (several
-//! children of one `parentUuid`) are not resolved, every branch stays in the list.
+//! `subagents/agent-*.jsonl` files) as children. Messages are the records of the active chain,
+//! in file order: a branch a rewind abandoned is left out and reported (`chain` decides which).
 //! It must not count tokens or decide anything about compaction.
+//!
+//! Read whole, a file is read once, and again without its abandoned branches when its tree has
+//! any. Read a line at a time (a followed file, a large one read a chunk at a time), a record
+//! that hangs from a left-out one is left out too; one that may fork the tree anew has the
+//! plan made again, and when that changes what is left out the reader says it is no longer
+//! consistent, so the source is read again whole: a finished file reads the same either way.
 
 mod blocks;
+mod chain;
+#[cfg(test)]
+mod chain_tests;
 #[cfg(test)]
 mod fixture_tests;
 mod home;
@@ -15,6 +24,7 @@ mod subagents;
 #[cfg(test)]
 mod tests;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -130,22 +140,45 @@ pub(super) fn open(loaded: &Loaded) -> Reader {
             .iter()
             .filter(|i| is_turn(i.value))
             .all(|i| is_sidechain(i.value));
-        let mut reader = Reader::new(loaded, agent_file);
-        for item in &items {
-            reader.feed(item);
-        }
-        return reader;
+        let each = |reader: &mut Reader| items.iter().for_each(|item| reader.feed(item));
+        let reader = read(loaded, agent_file, chain::Plan::default(), each);
+        return without_abandoned(loaded, reader, each);
     };
     // Lines are read one at a time. Whether this is a subagent's own file (every turn a
     // sidechain) is known only at the end: read as a session with sidechains first, and again
     // as an agent file in the rare case that it was one and a line went to a sidechain.
-    let mut reader = Reader::new(loaded, false);
-    loaded.each_line(|item| reader.feed(&item));
-    if !reader.consistent() {
-        reader = Reader::new(loaded, true);
-        loaded.each_line(|item| reader.feed(&item));
+    let each = |reader: &mut Reader| loaded.each_line(|item| reader.feed(&item));
+    let reader = read(loaded, false, chain::Plan::default(), each);
+    if !reader.kind_holds() {
+        return read(loaded, true, chain::Plan::default(), each);
     }
+    without_abandoned(loaded, reader, each)
+}
+
+/// A reader of `loaded` (as an agent file or not, leaving out what `plan` does) fed by `each`.
+fn read(
+    loaded: &Loaded,
+    agent_file: bool,
+    plan: chain::Plan,
+    each: impl Fn(&mut Reader),
+) -> Reader {
+    let mut reader = Reader::new(loaded, agent_file, plan);
+    each(&mut reader);
+    // The plan was made from these very records: nothing read since can unsettle it.
+    reader.unsettled.set(false);
     reader
+}
+
+/// `reader`, which read every record, or, when its tree shows branches a rewind abandoned, a
+/// reader of the same records that leaves them out.
+fn without_abandoned(loaded: &Loaded, mut reader: Reader, each: impl Fn(&mut Reader)) -> Reader {
+    let plan = reader.tree.plan();
+    if plan.is_empty() {
+        // Nothing to leave out, but the plan may be holding branches back.
+        reader.plan = plan;
+        return reader;
+    }
+    read(loaded, reader.agent_file, plan, each)
 }
 
 fn is_turn(v: &Value) -> bool {
@@ -163,10 +196,17 @@ pub(super) struct Reader {
     main_turn: bool,
     /// A sidechain line was read.
     sidechain_line: bool,
+    /// The main chain's records as a tree (not kept for an agent file).
+    tree: chain::Tree,
+    /// What is left out: the branches a rewind abandoned, as planned when the reader opened,
+    /// with the records read since that hang from them.
+    plan: chain::Plan,
+    /// A record read since the plan was made may change it.
+    unsettled: Cell<bool>,
 }
 
 impl Reader {
-    fn new(loaded: &Loaded, agent_file: bool) -> Reader {
+    fn new(loaded: &Loaded, agent_file: bool, plan: chain::Plan) -> Reader {
         Reader {
             session: super::start(Format::CLAUDE_CODE, loaded),
             main: Builder::default(),
@@ -174,7 +214,42 @@ impl Reader {
             agent_file,
             main_turn: false,
             sidechain_line: false,
+            tree: chain::Tree::default(),
+            plan,
+            unsettled: Cell::new(false),
         }
+    }
+
+    /// Whether the lines read so far read as the file they are: an agent file is one whose
+    /// every turn is a sidechain (a file without sidechain lines reads the same either way).
+    fn kind_holds(&self) -> bool {
+        if self.agent_file {
+            !self.main_turn
+        } else {
+            self.main_turn || !self.sidechain_line
+        }
+    }
+
+    /// Whether what the reader leaves out is still what the whole tree read so far abandons.
+    fn plan_holds(&self) -> bool {
+        if !self.unsettled.get() {
+            return true;
+        }
+        let holds = self.tree.plan() == self.plan;
+        self.unsettled.set(!holds);
+        holds
+    }
+
+    /// Whether a main-chain record is left out, on a branch a rewind abandoned; the record
+    /// joins the tree either way.
+    fn leaves_out(&mut self, item: &Item) -> bool {
+        let Some(added) = self.tree.add(item) else {
+            return false;
+        };
+        if added.unsettled || (added.turn && self.plan.held_back()) {
+            self.unsettled.set(true);
+        }
+        self.plan.leaves_out(item.index, added.parent)
     }
 }
 
@@ -187,21 +262,19 @@ impl LineReader for Reader {
         let sidechain = is_sidechain(v);
         self.sidechain_line |= sidechain;
         self.main_turn |= !sidechain && is_turn(v);
-        if !self.agent_file && sidechain {
+        if self.agent_file {
+            self.main.feed(&mut self.session, item);
+        } else if sidechain {
             self.sidechains.feed(item);
-        } else {
+        } else if !self.leaves_out(item) {
             self.main.feed(&mut self.session, item);
         }
     }
 
-    /// Whether the lines read so far read as the file they are: an agent file is one whose
-    /// every turn is a sidechain (a file without sidechain lines reads the same either way).
+    /// Whether the lines read so far read as they were read: as the kind of file they are,
+    /// and leaving out the branches their tree abandons.
     fn consistent(&self) -> bool {
-        if self.agent_file {
-            !self.main_turn
-        } else {
-            self.main_turn || !self.sidechain_line
-        }
+        self.kind_holds() && self.plan_holds()
     }
 
     fn session(&self) -> &Session {
@@ -220,6 +293,7 @@ impl LineReader for Reader {
     /// Brings the children up to date with the lines read, all pointing into `buffer`.
     fn settle(&mut self, path: Option<&std::path::Path>, buffer: &Arc<Vec<u8>>) {
         self.session.buffer = Arc::clone(buffer);
+        self.session.source.abandoned = self.plan.branches().to_vec();
         let mut children = self.sidechains.snapshot(buffer);
         children.extend(subagents::from_files(path));
         subagents::name_children(&self.session, &mut children);
@@ -229,6 +303,7 @@ impl LineReader for Reader {
     fn finish(self: Box<Self>, path: Option<&std::path::Path>) -> Session {
         let this = *self;
         let mut session = this.session;
+        session.source.abandoned = this.plan.branches().to_vec();
         let mut children = this.sidechains.finish();
         children.extend(subagents::from_files(path));
         subagents::name_children(&session, &mut children);

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::formats::{load_bytes, load_path};
-use crate::session::{Format, Message, Part, Role, Session};
+use crate::session::{Abandoned, Format, Message, Part, Role, Session};
 
 pub(super) fn path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -185,23 +185,39 @@ fn small_session_with_parallel_calls_and_an_error() {
 #[test]
 fn compact_boundary_and_summary_after_a_rewind() {
     let s = sample("ccl-dag_compact_after_rewind_preserved.jsonl");
-    // File order: both rewind branches stay; the boundary line is not a message.
-    assert_eq!(s.messages.len(), 11);
+    // Counted independently (a Python pass: parents by uuid, the chain walked up from the last
+    // turn p1a, on at the boundary from its preserved segment's head since its
+    // logicalParentUuid b2a2 is already on the chain; a fork's side is abandoned when its first
+    // turn is a prompt): chain p1a p1u b2a2 cs cb b2a b2u a1 u1, and under a1 the first
+    // attempt b1u, b1a (lines 2-3) is abandoned. b2u2 hangs from b2a beside the chain but b2a
+    // does not fork (the chain reaches it from the boundary), so it stays: 11 turns, 9 messages.
+    assert_eq!(s.messages.len(), 9);
+    let sources: Vec<_> = s.messages.iter().map(|m| m.source_index).collect();
+    assert_eq!(sources, vec![0, 1, 4, 5, 6, 8, 9, 10, 11]);
+    assert_eq!(s.source.records, 12);
+    assert_eq!(
+        s.source.abandoned,
+        vec![Abandoned {
+            fork: 1,
+            records: vec![2, 3]
+        }]
+    );
     assert_eq!(s.marks.len(), 1);
     let mark = &s.marks[0];
     assert_eq!(mark.kind, "compact_boundary");
-    assert_eq!((mark.source_index, mark.before_message), (7, 7));
+    assert_eq!((mark.source_index, mark.before_message), (7, 5));
     assert_eq!(mark.trigger.as_deref(), Some("auto"));
     assert_eq!((mark.pre_tokens, mark.post_tokens), (Some(150000), None));
     assert!(mark
         .summary
         .as_deref()
         .is_some_and(|t| t.ends_with("Summary: the user asked for a plan.")));
-    let summary = &s.messages[7];
+    let summary = &s.messages[5];
     assert_eq!((summary.role, summary.source_index), (Role::User, 8));
     assert!(matches!(&summary.parts[..], [Part::Summary { text }]
         if text.starts_with("This session is being continued")));
-    assert_eq!(s.messages[3].parts, vec![Part::text("First answer")]);
+    assert_eq!(s.messages[2].parts, vec![Part::text("Second attempt")]);
+    assert_eq!(s.messages[3].parts, vec![Part::text("Second answer")]);
 }
 
 #[test]
