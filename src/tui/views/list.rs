@@ -59,9 +59,32 @@ pub fn render(
         .iter()
         .filter(|k| k.before_message >= state.offset)
         .peekable();
+    // Where a rewind left a branch: a rule after the last message the branch shares.
+    let mut rewinds: Vec<(usize, usize)> = (a.session.source.abandoned.iter())
+        .map(|b| {
+            let after = a
+                .session
+                .messages
+                .partition_point(|m| m.source_index <= b.fork);
+            (after, b.records.len())
+        })
+        .filter(|(after, _)| *after > state.offset)
+        .collect();
+    rewinds.sort_unstable();
+    let mut rewinds = rewinds.into_iter().peekable();
     for m in a.session.messages.iter().skip(state.offset) {
         while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
             lines.push(mark_line(mark, theme));
+            shows.push(None);
+        }
+        while let Some((_, n)) = rewinds.next_if(|(after, _)| *after <= m.index) {
+            lines.push(Line::styled(
+                format!(
+                    "──── rewind: {n} record{} of an abandoned branch, not in context ────",
+                    if n == 1 { "" } else { "s" }
+                ),
+                theme.fg("mark"),
+            ));
             shows.push(None);
         }
         if cut == Some(m.index) {
