@@ -41,7 +41,7 @@ pub enum Work {
     ReplayAt {
         key: RunKey,
         step: usize,
-        open: super::replay_drill::Open,
+        open: super::drill::Open,
     },
     /// A plan carried out (`Msg::Compacted`): with this summarizer text, or, with `summary`
     /// `None` and a plan that inserts one, the preset's offline summary.
@@ -176,8 +176,8 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             send(Msg::DemoFound(key, result));
         }
         Work::ReplayAt { key, step, open } => {
-            let result = super::replay_drill::at(&analysis, &key, step);
-            send(Msg::Drilled(Box::new(super::replay_drill::Drilled {
+            let result = super::drill::at(&analysis, &key, step);
+            send(Msg::Drilled(Box::new(super::drill::Drilled {
                 key,
                 step,
                 open,

@@ -172,7 +172,7 @@ const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: ":",
-        help: ":set K=V · :unset K · :preset NAME · :q",
+        help: ":set K=V :unset K :preset P :q · Tab completes · ↑↓",
         listens: &[plain(':')],
         msg: || Msg::Prompt(PromptKind::Command),
     },
@@ -238,9 +238,15 @@ pub const REPLAY_KEYS: &[(&str, &str)] = &[
     ("[ ]", "one step back / forward"),
     ("< >", "slower / faster"),
     ("Home End", "first step (playing on) / last step"),
-    ("s", "the step's history and its summarizer input (Esc: back here)"),
+    (
+        "s",
+        "the step's history and its summarizer input (Esc: back here)",
+    ),
     ("d", "the step's history and the diff of what it summarizes"),
-    ("Enter", "the history the step's compaction left, its summary, findings"),
+    (
+        "Enter",
+        "the history the step's compaction left, its summary, findings",
+    ),
     ("?", "help"),
     ("Esc q r", "leave the replay"),
 ];
@@ -259,6 +265,9 @@ pub fn map_key(key: KeyEvent, prompt_open: bool) -> Option<Msg> {
             KeyCode::Char('u') if ctrl => Edit::Clear,
             KeyCode::Char(c) if !ctrl => Edit::Char(c),
             KeyCode::Backspace => Edit::Backspace,
+            KeyCode::Tab => Edit::Complete,
+            KeyCode::Up => Edit::Older,
+            KeyCode::Down => Edit::Newer,
             KeyCode::Enter => Edit::Submit,
             KeyCode::Esc => Edit::Cancel,
             _ => return None,

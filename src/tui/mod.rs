@@ -8,8 +8,10 @@
 pub mod app;
 pub mod busy;
 pub mod color_depth;
+pub mod complete;
 pub mod demo;
 pub mod demo_update;
+pub mod drill;
 pub mod highlight;
 pub mod input;
 pub mod jobs;

@@ -38,7 +38,7 @@ pub enum Msg {
         Result<crate::compaction::demo::Fit, String>,
     ),
     /// A replay's step computed apart (`s`, `d`, Enter in a replay).
-    Drilled(Box<crate::tui::replay_drill::Drilled>),
+    Drilled(Box<crate::tui::drill::Drilled>),
     /// Demo mode on or off (`w`).
     Demo,
     /// The legend under the list on or off (`L`).
@@ -147,6 +147,11 @@ pub enum Edit {
     Backspace,
     /// Ctrl-U: clear the line.
     Clear,
+    /// Tab: complete the word under the cursor (`:` prompt).
+    Complete,
+    /// Up / Down: an older or newer line from this prompt's history.
+    Older,
+    Newer,
     Submit,
     Cancel,
 }

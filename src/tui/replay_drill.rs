@@ -4,138 +4,83 @@
 //! with its summary and findings (Enter). Esc comes back to the replay at the same step.
 //!
 //! Owns: asking for the step (`Work::ReplayAt`: the replay run again up to it, apart, and the
-//! histories counted there) and opening the view it gives. Must not: compute a replay itself
-//! (`crate::replay::at` does).
+//! histories counted there, see `drill`) and opening the view it gives. Must not: compute a
+//! replay itself (`crate::replay::at` does).
 
+use super::drill::{Drilled, Left, Open};
 use super::jobs::Work;
 use super::state::{AppState, Compaction, DetailMode, RunKey};
 use crate::analysis::Analysis;
 
-/// What a drill opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Open {
-    Summarizer,
-    Diff,
-    /// The history the compaction at the step left (the history checked, where none was made).
-    Left,
-}
-
-/// A step of a replay, counted: the history checked there and the settings in force, and the
-/// compaction made there with the history it left.
-#[derive(Debug)]
-pub struct Drill {
-    pub before: Analysis,
-    pub sets: Vec<String>,
-    pub left: Option<Left>,
-}
-
-/// The history a replay's compaction left.
-#[derive(Debug)]
-pub struct Left {
-    pub after: Analysis,
-    pub record: crate::replay::Compaction,
-    pub summary: Option<String>,
-    /// How many compactions the replay made up to this one (1 for the first).
-    pub generation: usize,
-}
-
-/// A drill computed apart, for the replay and step it was asked at.
-#[derive(Debug)]
-pub struct Drilled {
-    pub key: RunKey,
-    pub step: usize,
-    pub open: Open,
-    pub result: Result<Option<Drill>, String>,
-}
-
-/// The replay of `key` on `analysis` run up to `step`, and the histories there counted as
-/// `analysis` is (what the job runs apart).
-pub fn at(analysis: &Analysis, key: &RunKey, step: usize) -> Result<Option<Drill>, String> {
-    let p = crate::compaction::presets::find(&key.0).map_err(|e| e.to_string())?;
-    let options = crate::replay::Options::default();
-    let Some(at) =
-        crate::replay::at(analysis, p, &key.1, &options, step).map_err(|e| e.to_string())?
-    else {
-        return Ok(None);
-    };
-    let left = at.compaction.map(|(record, after, summary)| Left {
-        after: analysis.derived(after),
-        generation: 0,
-        record,
-        summary,
-    });
-    Ok(Some(Drill {
-        before: analysis.derived(at.before),
-        sets: at.sets,
-        left,
-    }))
-}
-
-/// `s`, `d` or Enter in a computed replay: the step shown asked for, the replay paused.
-pub fn ask(state: &mut AppState, open: Open) {
-    let Some(p) = state.replay.as_mut() else {
-        return;
-    };
-    p.playing = false;
-    let step = p.step();
-    let key = p.key.clone();
-    state.notice = Some(format!("opening step {} of the replay…", step + 1));
-    state.ask(Work::ReplayAt { key, step, open });
-}
-
-/// The step has come back: opened as a view of its own when the replay is still at it.
-pub fn drilled(state: &mut AppState, d: Drilled) {
-    let Some(p) = state.replay.as_ref() else {
-        return;
-    };
-    if p.key != d.key || p.step() != d.step {
-        return;
+impl AppState {
+    /// `s`, `d` or Enter in a computed replay: the step shown asked for, the replay paused.
+    pub fn drill(&mut self, open: Open) {
+        let Some(p) = self.replay.as_mut() else {
+            return;
+        };
+        p.playing = false;
+        let step = p.step();
+        let key = p.key.clone();
+        self.notice = Some(format!("opening step {} of the replay…", step + 1));
+        self.ask(Work::ReplayAt { key, step, open });
     }
-    let generation = p.replay.as_ref().map_or(0, |r| {
-        r.compactions.iter().filter(|c| c.step <= d.step).count()
-    });
-    let drill = match d.result {
-        Ok(Some(drill)) => drill,
-        Ok(None) => {
-            state.notice = Some(format!("the replay has no step {}", d.step + 1));
+
+    /// The step has come back: opened as a view of its own when the replay is still at it.
+    pub fn drilled(&mut self, d: Drilled) {
+        let Some(p) = self.replay.as_ref() else {
+            return;
+        };
+        if p.key != d.key || p.step() != d.step {
             return;
         }
-        Err(e) => {
-            state.notice = Some(format!("{}: {e}", d.key.0));
-            return;
-        }
-    };
-    let crumb = format!("replay step {} (Esc: replay)", d.step + 1);
-    let next = match (d.open, drill.left) {
-        (Open::Left, Some(mut left)) => {
-            left.generation = generation;
-            left_view(state, &d.key, drill.sets, left)
-        }
-        (open, left) => {
-            let mut next = view_of(state, drill.before, &d.key.0, drill.sets);
-            next.detail_mode = match open {
-                Open::Summarizer => DetailMode::Summarizer,
-                Open::Diff => DetailMode::Diff,
-                Open::Left => DetailMode::Message,
-            };
-            if open == Open::Left && left.is_none() {
-                next.notice = Some("no compaction at this step: the history as it was checked".into());
+        let generation = p.replay.as_ref().map_or(0, |r| {
+            r.compactions.iter().filter(|c| c.step <= d.step).count()
+        });
+        let drill = match d.result {
+            Ok(Some(drill)) => drill,
+            Ok(None) => {
+                self.notice = Some(format!("the replay has no step {}", d.step + 1));
+                return;
             }
-            next.selected = next.len().saturating_sub(1);
-            next
-        }
-    };
-    let mut next = next;
-    next.crumb = Some(crumb);
-    state.notice = None;
-    let previous = std::mem::replace(state, next);
-    state.previous = Some(Box::new(previous));
+            Err(e) => {
+                self.notice = Some(format!("{}: {e}", d.key.0));
+                return;
+            }
+        };
+        let crumb = format!("replay step {} (Esc: replay)", d.step + 1);
+        let next = match (d.open, drill.left) {
+            (Open::Left, Some(mut left)) => {
+                left.generation = generation;
+                left_view(self, &d.key, drill.sets, left)
+            }
+            (open, left) => {
+                let mut next = view_of(self, drill.before, &d.key.0, drill.sets);
+                next.detail_mode = match open {
+                    Open::Summarizer => DetailMode::Summarizer,
+                    Open::Diff => DetailMode::Diff,
+                    Open::Left => DetailMode::Message,
+                };
+                if open == Open::Left && left.is_none() {
+                    next.notice =
+                        Some("no compaction at this step: the history as it was checked".into());
+                }
+                next.selected = next.len().saturating_sub(1);
+                next
+            }
+        };
+        let mut next = next;
+        next.crumb = Some(crumb);
+        self.notice = None;
+        let previous = std::mem::replace(self, next);
+        self.previous = Some(Box::new(previous));
+    }
 }
 
 /// An inspector view of `analysis` under `preset` with `sets`, as the one it opens from.
 fn view_of(from: &AppState, analysis: Analysis, preset: &str, sets: Vec<String>) -> AppState {
     let mut next = AppState::new(analysis, Some(preset.to_string()), sets);
     next.legend = from.legend;
+    next.history = from.history.clone();
     next.viewport = from.viewport;
     next.layout = from.layout.clone();
     next.summarizer = from.summarizer.clone();

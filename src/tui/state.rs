@@ -75,6 +75,12 @@ pub struct AppState {
     pub fault: Option<String>,
     /// The prompt line being typed (`/` search, `:` command).
     pub prompt: Option<(PromptKind, String)>,
+    /// Lines submitted at each prompt, oldest first, and how far back Up has gone in the
+    /// open prompt's (`None`: at the line being typed).
+    pub history: Vec<(PromptKind, String)>,
+    pub history_at: Option<usize>,
+    /// What Tab offered beside the open prompt (candidates when more than one fits).
+    pub prompt_hint: Option<String>,
     /// The last search and the messages it matched.
     pub search: Option<Search>,
     /// Where the last frame put the list rows and panes (for the mouse).
@@ -189,6 +195,9 @@ impl AppState {
             notice: None,
             fault: None,
             prompt: None,
+            history: Vec::new(),
+            history_at: None,
+            prompt_hint: None,
             search: None,
             layout: FrameLayout::default(),
             subagents: None,

@@ -32,6 +32,12 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     if state.subagents.is_some() && is_key(&msg) {
         return subagent_key(state, msg);
     }
+    if let (Some(p), Some(open)) = (&state.replay, drill_of(&msg)) {
+        if p.replay.is_some() {
+            state.drill(open);
+            return Vec::new();
+        }
+    }
     if state.replay.is_some() && is_key(&msg) {
         return super::replay::key(state, msg);
     }
@@ -48,7 +54,9 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Back if state.parent.is_some() => leave_child(state),
         Msg::Back if state.previous.is_some() => {
             if let Some(previous) = state.previous.take() {
+                let history = std::mem::take(&mut state.history);
                 *state = *previous;
+                state.history = history;
             }
         }
         Msg::Back => {
@@ -90,7 +98,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
         Msg::WhatIfDone(key, result) => state.what_if_done(key, result),
         Msg::DemoFound(key, fit) => state.demo_found(key, fit),
-        Msg::Drilled(d) => super::replay_drill::drilled(state, *d),
+        Msg::Drilled(d) => state.drilled(*d),
         Msg::Demo => state.toggle_demo(),
         Msg::ToggleLegend => state.legend = !state.legend,
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
@@ -113,7 +121,11 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::SummaryDone { id, result } => summary_done(state, id, result),
-        Msg::Prompt(kind) => state.prompt = Some((kind, String::new())),
+        Msg::Prompt(kind) => {
+            state.prompt = Some((kind, String::new()));
+            state.history_at = None;
+            state.prompt_hint = None;
+        }
         Msg::PromptEdit(edit) => return prompt_edit(state, edit),
         Msg::NextFinding => jump_to_finding(state, false),
         Msg::PrevFinding => jump_to_finding(state, true),
@@ -177,6 +189,17 @@ fn help_key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     }
     .min(max);
     Vec::new()
+}
+
+/// What `s`, `d` and Enter open in a replay.
+fn drill_of(msg: &Msg) -> Option<super::drill::Open> {
+    use super::drill::Open;
+    match msg {
+        Msg::ShowSummarizer => Some(Open::Summarizer),
+        Msg::ShowDiff => Some(Open::Diff),
+        Msg::ShowMessage => Some(Open::Left),
+        _ => None,
+    }
 }
 
 fn is_key(msg: &Msg) -> bool {
@@ -424,7 +447,36 @@ fn prompt_edit(state: &mut AppState, edit: Edit) -> Vec<Effect> {
         return Vec::new();
     };
     let kind = *kind;
+    if !matches!(edit, Edit::Complete) {
+        state.prompt_hint = None;
+    }
     match edit {
+        Edit::Complete => {
+            let done = (kind == PromptKind::Command)
+                .then(|| super::complete::complete(line, state.preset.as_deref()))
+                .flatten();
+            match done {
+                Some(c) => {
+                    *line = c.line;
+                    state.prompt_hint = (!c.candidates.is_empty()).then(|| c.candidates.join("  "));
+                }
+                None => state.prompt_hint = Some("no completion".into()),
+            }
+        }
+        Edit::Older | Edit::Newer => {
+            let past: Vec<&String> = (state.history.iter())
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, l)| l)
+                .collect();
+            let at = match (edit, state.history_at) {
+                (Edit::Older, None) => past.len().checked_sub(1),
+                (Edit::Older, Some(i)) => Some(i.saturating_sub(1)),
+                (_, Some(i)) if i + 1 < past.len() => Some(i + 1),
+                _ => None,
+            };
+            *line = at.map_or_else(String::new, |i| past[i].clone());
+            state.history_at = at;
+        }
         Edit::Char(c) => line.push(c),
         Edit::Backspace if line.is_empty() => state.prompt = None,
         Edit::Backspace => {
@@ -435,6 +487,10 @@ fn prompt_edit(state: &mut AppState, edit: Edit) -> Vec<Effect> {
         Edit::Submit => {
             let text = line.clone();
             state.prompt = None;
+            state.history_at = None;
+            if !text.trim().is_empty() && state.history.last() != Some(&(kind, text.clone())) {
+                state.history.push((kind, text.clone()));
+            }
             return match kind {
                 PromptKind::Search => {
                     search(state, &text);
@@ -707,6 +763,7 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
     };
     let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
     next.kept_sets = state.kept_sets.clone();
+    next.history = state.history.clone();
     next.legend = state.legend;
     next.demo = state.demo.clone();
     next.viewport = state.viewport;
@@ -755,6 +812,7 @@ fn enter_child(state: &mut AppState, slot: usize) {
     let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
     child_state.summarizer = state.summarizer.clone();
     child_state.legend = state.legend;
+    child_state.history = state.history.clone();
     child_state.viewport = state.viewport;
     child_state.layout = state.layout.clone();
     let parent = std::mem::replace(state, child_state);
@@ -763,6 +821,8 @@ fn enter_child(state: &mut AppState, slot: usize) {
 
 fn leave_child(state: &mut AppState) {
     if let Some(parent) = state.parent.take() {
+        let history = std::mem::take(&mut state.history);
         *state = *parent;
+        state.history = history;
     }
 }

@@ -1004,3 +1004,41 @@ fn demo_mode_adds_settings_per_preset_and_takes_away_only_its_own() {
     );
     assert!(!s.plan.as_ref().unwrap().trigger.fired);
 }
+
+/// `:` completes with Tab (command, preset and setting names, candidates shown when several
+/// fit) and Up/Down walk the lines given before.
+#[test]
+fn the_command_prompt_completes_names_and_keeps_a_history() {
+    let mut s = demo(Some("dimos"), &[]);
+    let typed = |s: &mut AppState, text: &str| {
+        for c in text.chars() {
+            update(s, Msg::PromptEdit(Edit::Char(c)));
+        }
+    };
+    update(&mut s, Msg::Prompt(PromptKind::Command));
+    typed(&mut s, "se");
+    update(&mut s, Msg::PromptEdit(Edit::Complete));
+    typed(&mut s, "keep_r");
+    update(&mut s, Msg::PromptEdit(Edit::Complete));
+    assert_eq!(s.prompt.as_ref().unwrap().1, "set keep_ratio=");
+    typed(&mut s, "0.5");
+    update(&mut s, Msg::PromptEdit(Edit::Submit));
+    assert!(
+        s.sets.contains(&"keep_ratio=0.5".to_string()),
+        "{:?}",
+        s.sets
+    );
+    update(&mut s, Msg::Prompt(PromptKind::Command));
+    typed(&mut s, "preset agent-framework-t");
+    update(&mut s, Msg::PromptEdit(Edit::Complete));
+    let text = screen(&s, 160, 40);
+    assert!(
+        text.contains("agent-framework-truncation  agent-framework-tool-result"),
+        "{text}"
+    );
+    update(&mut s, Msg::PromptEdit(Edit::Clear));
+    update(&mut s, Msg::PromptEdit(Edit::Older));
+    assert_eq!(s.prompt.as_ref().unwrap().1, "set keep_ratio=0.5");
+    update(&mut s, Msg::PromptEdit(Edit::Newer));
+    assert_eq!(s.prompt.as_ref().unwrap().1, "");
+}

@@ -55,6 +55,13 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Span::styled(format!(" {sigil}"), theme.bold("title")),
             Span::styled(text.clone(), theme.fg("title")),
             Span::styled("▏", theme.fg("title")),
+            Span::styled(
+                state
+                    .prompt_hint
+                    .as_ref()
+                    .map_or_else(String::new, |h| format!("  {h}")),
+                theme.fg("dim"),
+            ),
         ])
     } else if let Some(notice) = &state.notice {
         Line::styled(notice_text(notice), theme.fg("warn"))
