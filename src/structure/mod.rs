@@ -7,6 +7,7 @@
 
 pub mod findings;
 pub mod groups;
+pub mod spawned;
 
 pub use findings::{Finding, Severity};
 pub use groups::{group_messages, Group, Grouping};

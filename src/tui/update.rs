@@ -103,7 +103,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::ToggleLegend => state.legend = !state.legend,
         Msg::ShowSummarizer => show(state, DetailMode::Summarizer),
         Msg::ShowDiff => show(state, DetailMode::Diff),
-        Msg::ShowMessage => show(state, DetailMode::Message),
+        Msg::ShowMessage => show_or_open(state),
         Msg::NextPreset => cycle_preset(state, true),
         Msg::PrevPreset => cycle_preset(state, false),
         Msg::Knob(dir) => turn_knob(state, dir),
@@ -255,6 +255,22 @@ fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
     } else {
         state.unseen += after - before;
     }
+}
+
+/// Enter: the message in the detail pane; on a message already shown whose call started a
+/// subagent (`Task`, `Agent`), that subagent.
+fn show_or_open(state: &mut AppState) {
+    if state.detail_mode == DetailMode::Message {
+        let a = &state.analysis;
+        let spawned = (a.session.messages.get(state.selected)).and_then(|m| {
+            crate::structure::spawned::child_of(m, a.children.iter().map(|c| &c.session))
+        });
+        if let Some(slot) = spawned {
+            enter_child(state, slot);
+            return;
+        }
+    }
+    show(state, DetailMode::Message);
 }
 
 fn show(state: &mut AppState, mode: DetailMode) {
@@ -510,8 +526,33 @@ fn search(state: &mut AppState, query: &str) {
         return;
     }
     let matches = super::search::matches(&state.analysis.session.messages, query);
+    // Subagents are searched too: where else it is, said beside the result.
+    let elsewhere: Vec<(usize, usize)> = (state.analysis.children.iter().enumerate())
+        .map(|(slot, c)| {
+            (
+                slot,
+                super::search::matches(&c.session.messages, query).len(),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let in_children = match elsewhere.len() {
+        0 => String::new(),
+        n => format!(
+            " · {} in {n} subagent{} (a: {})",
+            elsewhere.iter().map(|(_, k)| k).sum::<usize>(),
+            if n == 1 { "" } else { "s" },
+            elsewhere
+                .iter()
+                .map(|(slot, k)| format!("#{} ×{k}", slot + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     if matches.is_empty() {
-        state.notice = Some(format!("/{query}: no message holds it"));
+        state.notice = Some(format!("/{query}: no message here holds it{in_children}"));
+    } else if !in_children.is_empty() {
+        state.notice = Some(format!("/{query}: {} here{in_children}", matches.len()));
     }
     state.search = Some(Search {
         query: query.to_string(),

@@ -1042,3 +1042,32 @@ fn the_command_prompt_completes_names_and_keeps_a_history() {
     update(&mut s, Msg::PromptEdit(Edit::Newer));
     assert_eq!(s.prompt.as_ref().unwrap().1, "");
 }
+
+/// Enter on a `Task` call opens the subagent it started (Esc comes back), and a search names
+/// the subagents that also hold what it looked for.
+#[test]
+fn enter_on_a_task_call_opens_its_subagent_and_search_looks_inside_subagents() {
+    let mut s = demo(None, &[]);
+    for _ in 0..13 {
+        update(&mut s, Msg::Down);
+    }
+    assert_eq!(s.selected, 13);
+    update(&mut s, Msg::ShowMessage);
+    assert!(s.parent.is_some(), "{:?}", s.notice);
+    let first = s.analysis.session.messages[0].parts[0].plain_text();
+    assert!(first.contains("TODO"), "{first}");
+    update(&mut s, Msg::Back);
+    assert!(s.parent.is_none());
+    assert_eq!(s.selected, 13);
+    // A message with no call that started one: Enter just shows it.
+    update(&mut s, Msg::Up);
+    update(&mut s, Msg::ShowMessage);
+    assert!(s.parent.is_none());
+    update(&mut s, Msg::Prompt(PromptKind::Search));
+    for c in "npm".chars() {
+        update(&mut s, Msg::PromptEdit(Edit::Char(c)));
+    }
+    update(&mut s, Msg::PromptEdit(Edit::Submit));
+    let notice = s.notice.clone().unwrap_or_default();
+    assert!(notice.contains("subagent"), "{notice}");
+}
