@@ -126,9 +126,13 @@ fn a_step_of_the_replay_is_given_as_it_stood() {
     let quiet = (0..whole.steps.len())
         .find(|s| whole.compactions.iter().all(|c| c.step != *s))
         .unwrap();
-    let at = super::at(&a, p, &sets, &super::Options::default(), quiet).unwrap().unwrap();
-    assert!(at.compaction.is_none());
-    assert!(super::at(&a, p, &sets, &super::Options::default(), whole.steps.len())
+    let at = super::at(&a, p, &sets, &super::Options::default(), quiet)
         .unwrap()
-        .is_none());
+        .unwrap();
+    assert!(at.compaction.is_none());
+    assert!(
+        super::at(&a, p, &sets, &super::Options::default(), whole.steps.len())
+            .unwrap()
+            .is_none()
+    );
 }

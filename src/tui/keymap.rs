@@ -238,9 +238,15 @@ pub const REPLAY_KEYS: &[(&str, &str)] = &[
     ("[ ]", "one step back / forward"),
     ("< >", "slower / faster"),
     ("Home End", "first step (playing on) / last step"),
-    ("s", "the step's history and its summarizer input (Esc: back here)"),
+    (
+        "s",
+        "the step's history and its summarizer input (Esc: back here)",
+    ),
     ("d", "the step's history and the diff of what it summarizes"),
-    ("Enter", "the history the step's compaction left, its summary, findings"),
+    (
+        "Enter",
+        "the history the step's compaction left, its summary, findings",
+    ),
     ("?", "help"),
     ("Esc q r", "leave the replay"),
 ];

@@ -195,7 +195,9 @@ pub fn key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
             p.playing = false;
             p.jump(usize::MAX);
         }
-        Msg::ShowSummarizer => super::replay_drill::ask(state, super::replay_drill::Open::Summarizer),
+        Msg::ShowSummarizer => {
+            super::replay_drill::ask(state, super::replay_drill::Open::Summarizer)
+        }
         Msg::ShowDiff => super::replay_drill::ask(state, super::replay_drill::Open::Diff),
         Msg::ShowMessage => super::replay_drill::ask(state, super::replay_drill::Open::Left),
         _ => {

@@ -119,7 +119,8 @@ pub fn drilled(state: &mut AppState, d: Drilled) {
                 Open::Left => DetailMode::Message,
             };
             if open == Open::Left && left.is_none() {
-                next.notice = Some("no compaction at this step: the history as it was checked".into());
+                next.notice =
+                    Some("no compaction at this step: the history as it was checked".into());
             }
             next.selected = next.len().saturating_sub(1);
             next

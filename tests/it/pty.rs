@@ -613,7 +613,11 @@ fn a_replay_step_opens_its_summarizer_input_diff_and_the_history_it_left() {
     pty.wait_for("evidence survival", SHOWN_WITHIN);
     pty.wait_for("replay step 10 (Esc: replay)", SHOWN_WITHIN);
     pty.send("\x1b");
-    pty.wait_until("the diff closed", |s| !s.contains("evidence survival"), SHOWN_WITHIN);
+    pty.wait_until(
+        "the diff closed",
+        |s| !s.contains("evidence survival"),
+        SHOWN_WITHIN,
+    );
     pty.send("\x1b");
     pty.wait_for("step 10/10 ", SHOWN_WITHIN);
     pty.send("\r");
