@@ -2,11 +2,12 @@
 //!
 //! Owns: where each tool's root is ([`Locations`], from the environment or given), walking
 //! every format's root through its `find` (`formats::home`: the layouts are the formats'),
-//! the newest-first list ([`discover`]), plus type-to-filter matching ([`filter`]).
+//! the newest-first list ([`discover`]), the exact message count of one session found
+//! ([`count`], through its format's parser, as the inspector loads it), plus type-to-filter
+//! matching ([`filter`]).
 //!
-//! Must not: parse a whole session (that is `formats`), touch a terminal, spawn threads, or fail
-//! because of one bad file or directory. Everything is synchronous; the caller decides when to
-//! (re)discover.
+//! Must not: touch a terminal, spawn threads, or fail because of one bad file or directory.
+//! Everything is synchronous; the caller decides when to (re)discover and what to count.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub enum DiscoverError {
 /// be replaced on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Locations {
+    home: PathBuf,
     roots: Vec<(Format, PathBuf)>,
 }
 
@@ -49,7 +51,15 @@ impl Locations {
         let roots = homes()
             .map(|(format, h)| (format, h.root(home, &var)))
             .collect();
-        Locations { roots }
+        Locations {
+            home: home.to_path_buf(),
+            roots,
+        }
+    }
+
+    /// The user's home the roots were worked out from.
+    pub fn home(&self) -> &Path {
+        &self.home
     }
 
     /// The default roots under `home`, ignoring the environment.
@@ -115,10 +125,24 @@ pub fn discover_with(loc: &Locations, limits: &Limits) -> Discovery {
     }
 }
 
+/// Sessions larger than this keep discovery's estimate: parsing them to count would take long.
+pub const COUNT_MAX_BYTES: u64 = 20 << 20;
+
+/// The messages the inspector shows for `found`: the session loaded as the inspector loads it
+/// (its format's parser) and its messages counted. `None` for a session over
+/// [`COUNT_MAX_BYTES`] or one that does not load.
+pub fn count(found: &Found) -> Option<usize> {
+    if found.size_bytes > COUNT_MAX_BYTES {
+        return None;
+    }
+    let session = crate::formats::load_path(&found.path, Some(found.tool)).ok()?;
+    Some(session.messages.len())
+}
+
 /// Indices into `found` of the sessions matching `query`, for type-to-filter. Each
 /// whitespace-separated word must occur, case-insensitively, as a substring of the tool name,
-/// title or path, or failing that as a subsequence (`cdx` matches `codex`) of the tool name,
-/// title and the path's last two components (the home directory prefix, shared by all, would
+/// title, working directory or path, or failing that as a subsequence (`cdx` matches `codex`) of
+/// the tool name, title and the path's last two components (the home directory prefix, shared by all, would
 /// match almost anything). Sessions where every word is a substring come first; each group keeps
 /// `found`'s order. An empty query keeps all.
 pub fn filter(found: &[Found], query: &str) -> Vec<usize> {
@@ -132,7 +156,8 @@ pub fn filter(found: &[Found], query: &str) -> Vec<usize> {
             f.title.as_deref().unwrap_or_default()
         )
         .to_lowercase();
-        let path = f.path.display().to_string().to_lowercase();
+        let cwd = f.cwd.as_deref().unwrap_or_default().to_lowercase();
+        let path = format!("{cwd}\n{}", f.path.display()).to_lowercase();
         if words
             .iter()
             .all(|w| head.contains(w.as_str()) || path.contains(w.as_str()))

@@ -127,6 +127,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::update::update(state, Msg::Quit)
         }
         (_, Msg::Quit) => vec![Effect::Quit],
+        (screen, Msg::Counted(path, n)) => {
+            match screen {
+                Screen::Picker(p) => p.set_count(&path, n),
+                _ => app.picker.iter_mut().for_each(|p| p.set_count(&path, n)),
+            }
+            Vec::new()
+        }
         (Screen::Picker(p), Msg::Discovered(found)) => {
             p.set_discovery(found);
             Vec::new()

@@ -20,6 +20,8 @@ pub enum Msg {
     },
     /// Session discovery for the picker finished.
     Discovered(crate::live::discover::Discovery),
+    /// The messages the inspector shows for a session the picker lists, once parsed.
+    Counted(std::path::PathBuf, usize),
     /// A key or click on the session picker.
     Picker(crate::tui::picker::PickerInput),
     /// A what-if search run apart finished (`Err`: why it could not plan).

@@ -1,6 +1,7 @@
 //! The session picker (`ctxray` with no SOURCE): its state and its pure update.
 //!
-//! Owns: the discovered sessions, the filter query and the indices it keeps, the selection, the
+//! Owns: the discovered sessions (with the exact message counts that arrive after them), the
+//! filter query and the indices it keeps, the selection, the
 //! scroll offset and viewport, the status line's facts (discovering, found, skipped, failed),
 //! and the mapping of keys and mouse events to [`PickerInput`]s. `update` turns one input into
 //! a state change and, at most, one [`PickerOutcome`] (open a session, or quit).
@@ -142,6 +143,14 @@ impl PickerState {
                 self.selected = pos;
                 self.keep_selection_visible();
             }
+        }
+    }
+
+    /// Records the exact message count of the session at `path` (arriving after discovery).
+    pub fn set_count(&mut self, path: &std::path::Path, messages: usize) {
+        let found = self.discovery.found.iter_mut().find(|f| f.path == path);
+        if let Some(f) = found {
+            f.exact = Some(messages);
         }
     }
 

@@ -183,10 +183,23 @@ impl Drop for Calls {
     }
 }
 
-/// Finds the sessions on this machine for the picker.
+/// Finds the sessions on this machine for the picker, then parses them one at a time, newest
+/// (the top of the list) first, sending each exact message count; stops when the runtime is gone.
 pub fn spawn_discover(locations: crate::live::discover::Locations, tx: UnboundedSender<Msg>) {
+    use crate::live::discover::{count, discover};
     std::thread::spawn(move || {
-        let _ = tx.send(Msg::Discovered(crate::live::discover::discover(&locations)));
+        let found = discover(&locations);
+        let paths: Vec<_> = found.found.clone();
+        if tx.send(Msg::Discovered(found)).is_err() {
+            return;
+        }
+        for f in paths {
+            if let Some(n) = count(&f) {
+                if tx.send(Msg::Counted(f.path, n)).is_err() {
+                    return;
+                }
+            }
+        }
     });
 }
 

@@ -93,7 +93,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
                 state.loaded_whole();
             }
         }
-        Msg::Discovered(_) | Msg::Picker(_) => {}
+        Msg::Discovered(_) | Msg::Counted(..) | Msg::Picker(_) => {}
         Msg::Planned(key, result) => state.planned(key, *result),
         Msg::Diffed(key, diff) => state.diffed(key, *diff),
         Msg::WhatIfDone(key, result) => state.what_if_done(key, result),
@@ -212,6 +212,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Notice(_)
             | Msg::SourceFault(_)
             | Msg::Discovered(_)
+            | Msg::Counted(..)
             | Msg::WhatIfDone(..)
             | Msg::DemoFound(..)
             | Msg::Drilled(_)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use ctxray::formats::load_path;
-use ctxray::live::discover::{discover, DiscoverError, Discovery, Found, Locations};
+use ctxray::live::discover::{count, discover, DiscoverError, Discovery, Found, Locations};
 use ctxray::session::Format;
 use ctxray::tui::picker::{
     picker_input, picker_mouse, update, PickerInput, PickerOutcome, PickerState,
@@ -20,6 +20,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
+use ratatui::style::Modifier;
 use ratatui::Terminal;
 
 fn fixture(rel: &str) -> PathBuf {
@@ -169,13 +170,13 @@ fn rows_show_each_session_newest_first_with_size_count_and_age() {
     assert!(l[1].starts_with(">  type to filter"), "{}", l[1]);
     assert!(l[1].ends_with("6/6"), "{}", l[1]);
     let table = [
-        "  tool        session                                                    project                  size   msgs     active",
-        "▌ claude-code Empty Repo Setup: CLAUDE.md Foundation Created             -home-dev-demo         756 KB    437  3 min ago",
-        "  codex       CI is red since this morning, see the screenshot. Why?     2025/08/14               6 KB      6    2 h ago",
-        "  openhands   tests/test_calc.py fails since yesterday. Please fix calc. 7c1d2e3f                23 KB      —    2 d ago",
-        "  gemini-cli  Fix failing npm build                                      tinyparse                6 KB      9    5 d ago",
-        "  gemini-cli  Refactor the auth module to use async/await.               tinyparse                5 KB      8    5 d ago",
-        "  codex       The header test in src/parser.rs fails. Fix it.            archived                15 KB      5   1 mo ago",
+        "  tool        session                                                project                  size       msgs     active",
+        "▌ claude-code Empty Repo Setup: CLAUDE.md Foundation Created         /path/to/Demo          756 KB ~437 lines  3 min ago",
+        "  codex       CI is red since this morning, see the screenshot. Why? /srv/app                 6 KB   ~6 lines    2 h ago",
+        "  openhands   tests/test_calc.py fails since yesterday. Please fix c 7c1d2e3f                23 KB          —    2 d ago",
+        "  gemini-cli  Fix failing npm build                                  tinyparse                6 KB   ~9 lines    5 d ago",
+        "  gemini-cli  Refactor the auth module to use async/await.           tinyparse                5 KB   ~8 lines    5 d ago",
+        "  codex       The header test in src/parser.rs fails. Fix it.        /home/dev/tinyparse     15 KB   ~5 lines   1 mo ago",
     ];
     assert_eq!(l[2..9], table);
     assert!(l[9..14].iter().all(|l| l.is_empty()));
@@ -195,11 +196,11 @@ fn narrow_terminals_drop_the_project_column_then_the_numbers() {
     let l = lines(&shot);
     assert_eq!(
         l[2],
-        "  tool        session                           size   msgs     active"
+        "  tool        session                       size       msgs     active"
     );
     assert_eq!(
         l[3],
-        "▌ claude-code Empty Repo Setup: CLAUDE.md F   756 KB    437  3 min ago"
+        "▌ claude-code Empty Repo Setup: CLAUDE.   756 KB ~437 lines  3 min ago"
     );
     let shot = screen(&s, 50, 10);
     assert_eq!(
@@ -256,7 +257,10 @@ fn matched_characters_are_highlighted() {
         let start = row.find(needle).unwrap();
         let x0 = row[..start].chars().count() as u16;
         (0..needle.chars().count() as u16)
-            .map(|dx| buf[(x0 + dx, 3)].fg == theme.color("match"))
+            .map(|dx| {
+                let cell = &buf[(x0 + dx, 3)];
+                cell.fg == theme.color("search") && cell.modifier.contains(Modifier::BOLD)
+            })
             .collect()
     };
     assert_eq!(styled("npm"), vec![true; 3]);
@@ -272,6 +276,110 @@ fn matched_characters_are_highlighted() {
     );
     assert_ne!(theme.color("agent_gemini"), theme.color("agent_codex"));
     assert_eq!(buf[(20, 3)].bg, theme.color("selected_bg"));
+}
+
+/// `ctxray report --json`'s message count for `path`.
+fn report_messages(path: &Path) -> usize {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .args(["report", path.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["messages"].as_array().unwrap().len()
+}
+
+#[test]
+fn counts_shown_once_parsed_are_the_reports() {
+    let home = fake_home();
+    let mut s = picker(home.path());
+    let row_of = |s: &PickerState, tool: &str| -> String {
+        let shot = screen(s, 120, 12);
+        let hit = lines(&shot).into_iter().find(|l| l.contains(tool));
+        hit.map(str::to_string).unwrap_or_default()
+    };
+    assert!(
+        row_of(&s, "claude-code").contains("~437 lines"),
+        "an estimate says so"
+    );
+    let found: Vec<Found> = s.found().to_vec();
+    for f in &found {
+        if let Some(n) = count(f) {
+            s.set_count(&f.path, n);
+        }
+    }
+    for f in found.iter().filter(|f| f.tool != Format::OPENHANDS) {
+        let shown = s.found().iter().find(|g| g.path == f.path).unwrap().exact;
+        assert_eq!(
+            shown,
+            Some(report_messages(&f.path)),
+            "{}",
+            f.path.display()
+        );
+    }
+    let claude = &found[0];
+    let n = report_messages(&claude.path);
+    assert_ne!(
+        Some(n),
+        claude.messages,
+        "the record count is not the message count"
+    );
+    let row = row_of(&s, "claude-code");
+    assert!(row.contains(&format!(" {n} ")), "{row}");
+    assert!(!row.contains('~'), "{row}");
+}
+
+#[test]
+fn the_project_is_the_sessions_working_directory() {
+    let home = fake_home();
+    let s = picker(home.path());
+    let cwd = |tool: Format, needle: &str| {
+        s.found()
+            .iter()
+            .find(|f| f.tool == tool && f.path.display().to_string().contains(needle))
+            .and_then(|f| f.cwd.clone())
+    };
+    assert_eq!(
+        cwd(Format::CLAUDE_CODE, "").as_deref(),
+        Some("/path/to/Demo")
+    );
+    assert_eq!(
+        cwd(Format::CODEX, "sessions/2025").as_deref(),
+        Some("/srv/app")
+    );
+    let shot = screen(&s, 120, 12);
+    assert!(shot.contains("/path/to/Demo"), "{shot}");
+    assert!(!shot.contains("2025/08/14"), "{shot}");
+    // A session without a cwd falls back to its folder, decoded; one under home shows as `~`.
+    let tmp = tempfile::tempdir().unwrap();
+    let h = tmp.path();
+    let dir = h.join(".claude/projects/-home-user-other");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("a.jsonl"),
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
+    let inside = h.join(".claude/projects/x");
+    fs::create_dir_all(&inside).unwrap();
+    let line = serde_json::json!({
+        "type": "user",
+        "cwd": h.join("work/app").display().to_string(),
+        "message": {"role": "user", "content": "there"},
+    });
+    fs::write(inside.join("b.jsonl"), format!("{line}\n")).unwrap();
+    let s = picker(h);
+    let shot = screen(&s, 120, 8);
+    assert!(shot.contains("/home/user/other"), "{shot}");
+    assert!(shot.contains("~/work/app"), "{shot}");
+    // The filter finds a session by its working directory, and marks it.
+    let mut s = s;
+    type_str(&mut s, "work/app");
+    assert_eq!(s.matches().len(), 1);
 }
 
 #[test]
@@ -461,6 +569,8 @@ fn long_lists_page_scroll_and_click() {
         modified: ago(90),
         title: None,
         messages: Some(1),
+        exact: Some(1),
+        cwd: None,
     };
     let found: Vec<Found> = (0..10_000)
         .map(|i| Found {
@@ -487,7 +597,7 @@ fn long_lists_page_scroll_and_click() {
         l[11].starts_with("▌ claude-code session number 9999"),
         "{shot}"
     );
-    assert!(l[11].ends_with("2 KB      1  1 min ago"), "{shot}");
+    assert!(l[11].ends_with("2 KB          1  1 min ago"), "{shot}");
     update(&mut s, PickerInput::Down);
     assert_eq!(s.selected(), 9_999, "no wrap past the end");
     update(&mut s, PickerInput::Home);

@@ -1,7 +1,8 @@
 //! Where Codex keeps its rollouts, and the cheap look inside one.
 //!
 //! Owns: `sessions/**/rollout-*.jsonl` and `archived_sessions/*.jsonl` under the root, the
-//! message-record count and the title. Must not build a `Session`.
+//! message-record count, the title and the working directory (`session_meta`'s `cwd`). Must not
+//! build a `Session`.
 
 use std::path::Path;
 
@@ -29,11 +30,13 @@ pub(super) fn find(root: &Path, finder: &mut Finder) {
 fn peek(bytes: &[u8], whole: bool) -> Peek {
     let mut count = 0;
     let mut title: Option<String> = None;
+    let mut cwd: Option<String> = None;
     for line in lines(bytes, whole) {
         let Some(payload) = value_of(line, "payload") else {
             continue;
         };
         match (str_of(line, "type"), str_of(payload, "type")) {
+            (Some(b"session_meta"), _) if cwd.is_none() => cwd = meta_cwd(line),
             (Some(b"response_item"), Some(b"message")) => {
                 count += 1;
                 if title.is_none() && str_of(payload, "role") == Some(b"user") {
@@ -58,7 +61,15 @@ fn peek(bytes: &[u8], whole: bool) -> Peek {
     Peek {
         title,
         messages: whole.then_some(count),
+        cwd,
     }
+}
+
+/// The non-empty `payload.cwd` of a `session_meta` line.
+fn meta_cwd(line: &[u8]) -> Option<String> {
+    let v = parse(line)?;
+    let cwd = v.get("payload")?.get("cwd")?.as_str()?;
+    (!cwd.is_empty()).then(|| cwd.to_string())
 }
 
 fn codex_item_text(v: &Value) -> Option<String> {
@@ -85,4 +96,24 @@ fn real_prompt(text: String) -> Option<String> {
         return None;
     }
     clean(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cwd_comes_from_session_meta() {
+        let file = concat!(
+            r#"{"type":"session_meta","payload":{"id":"x","cwd":"/home/user/proj"}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}"#,
+            "\n",
+        );
+        let seen = peek(file.as_bytes(), true);
+        assert_eq!(seen.cwd.as_deref(), Some("/home/user/proj"));
+        assert_eq!(seen.title.as_deref(), Some("fix it"));
+        let meta_only = br#"{"type":"session_meta","payload":{"cwd":""}}"#;
+        assert_eq!(peek(meta_only, true).cwd, None);
+    }
 }

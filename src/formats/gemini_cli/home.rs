@@ -103,6 +103,7 @@ fn recording(bytes: &[u8], whole: bool) -> Peek {
         }
     }
     Peek {
+        cwd: None,
         title: summary.or(prompt),
         messages: whole.then(|| log.len()),
     }
@@ -154,6 +155,7 @@ fn legacy(bytes: &[u8], whole: bool) -> Peek {
             .and_then(user_text)
     };
     Peek {
+        cwd: None,
         title: v
             .get("summary")
             .and_then(Value::as_str)
@@ -170,6 +172,7 @@ fn checkpoint(bytes: &[u8], whole: bool, tag: &str) -> Peek {
         .as_ref()
         .and_then(|v| v.get("history").unwrap_or(v).as_array());
     Peek {
+        cwd: None,
         title: clean(&format!("checkpoint {tag}")),
         messages: history.map(|h| {
             h.iter()

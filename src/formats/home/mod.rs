@@ -1,7 +1,8 @@
 //! Where agent tools keep their sessions on this machine, and how a format finds them.
 //!
 //! Owns: [`Home`] (a tool's root under the user's home, the variable that moves it, its layout),
-//! [`Found`] (one session found, with a cheap look inside: title, message records), the
+//! [`Found`] (one session found, with a cheap look inside: title, message records, working
+//! directory), the
 //! [`Limits`] of that look, and the [`Finder`] a format's `find` is given: a bounded,
 //! loop-proof walker (`walk`) and the reading of each file found within the limits. The
 //! layouts themselves are each format's (`<format>/home.rs`); the roots, the walk over every
@@ -85,8 +86,15 @@ pub struct Found {
     pub title: Option<String>,
     /// Message records (JSONL lines of message types: Claude `user`/`assistant`, Codex
     /// `response_item` messages, Gemini `user`/`gemini` records); `None` when not counted
-    /// (a file over `Limits::count_bytes`, an OpenHands directory).
+    /// (a file over `Limits::count_bytes`, an OpenHands directory). An estimate: the inspector
+    /// counts messages after parsing (streamed lines merged, tool results split).
     pub messages: Option<usize>,
+    /// The messages the inspector shows, once the session has been parsed by its format
+    /// (`live::discover::count`); `None` until then, or when it is not parsed.
+    pub exact: Option<usize>,
+    /// The directory the agent worked in, as the session records it (or as the tool's layout
+    /// encodes it); unsanitised session text.
+    pub cwd: Option<String>,
 }
 
 /// What a cheap look inside one session file learned.
@@ -94,6 +102,7 @@ pub struct Found {
 pub struct Peek {
     pub title: Option<String>,
     pub messages: Option<usize>,
+    pub cwd: Option<String>,
 }
 
 /// What a format's `find` is given: the walk (shared by every format, so a directory reached
@@ -156,6 +165,8 @@ impl<'a> Finder<'a> {
             modified: file.meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             title: seen.title,
             messages: seen.messages,
+            exact: None,
+            cwd: seen.cwd,
             path: file.path,
         });
     }

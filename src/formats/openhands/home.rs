@@ -30,6 +30,8 @@ pub(super) fn find(root: &Path, finder: &mut Finder) {
                     modified: c.modified,
                     title: c.title,
                     messages: None,
+                    exact: None,
+                    cwd: None,
                 });
             }
         }

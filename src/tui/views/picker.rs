@@ -16,7 +16,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
-use super::thousands;
 use crate::live::discover::Found;
 use crate::session::Format;
 use crate::tui::picker::{PickerState, PickerStatus};
@@ -25,7 +24,7 @@ use crate::tui::theme::Theme;
 const TOOL: u16 = 11;
 const PLACE: u16 = 20;
 const SIZE: u16 = 8;
-const MSGS: u16 = 6;
+const MSGS: u16 = 10;
 const WHEN: u16 = 10;
 const MARK: u16 = 1;
 
@@ -274,7 +273,8 @@ fn session_row<'a>(
         None => highlighted(&inline(&cells::file_name(f)), query, theme.fg("dim"), theme),
     }));
     if c.place {
-        let place = cells::clip_left(&inline(&cells::place(f)), usize::from(PLACE));
+        let home = state.locations().map(|l| l.home());
+        let place = cells::clip_left(&inline(&cells::place(f, home)), usize::from(PLACE));
         cells.push(Cell::from(highlighted(
             &place,
             query,
@@ -283,9 +283,8 @@ fn session_row<'a>(
         )));
     }
     if c.numbers {
-        let msgs = f.messages.map_or("—".to_string(), |n| thousands(n as u64));
         cells.push(right(cells::size(f.size_bytes), theme.fg("dim")));
-        cells.push(right(msgs, theme.fg("dim")));
+        cells.push(right(cells::messages(f), theme.fg("dim")));
     }
     if c.tool {
         cells.push(right(cells::ago(f.modified, state.now()), theme.fg("dim")));
@@ -302,10 +301,11 @@ fn right(text: String, style: Style) -> Cell<'static> {
     Cell::from(Line::styled(text, style).alignment(Alignment::Right))
 }
 
-/// `text` in `base`, with the characters the filter matched in the `match` role.
+/// `text` in `base`, with the characters the filter matched in bold in the `search` role (as
+/// the inspector's list marks its search hits).
 fn highlighted(text: &str, query: &str, base: Style, theme: &Theme) -> Line<'static> {
     let marks = cells::highlights(text, query);
-    let hit = theme.bold("match").add_modifier(Modifier::UNDERLINED);
+    let hit = theme.bold("search").add_modifier(Modifier::UNDERLINED);
     let mut spans: Vec<Span> = Vec::new();
     let mut run = String::new();
     let mut run_hit = false;

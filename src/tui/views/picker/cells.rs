@@ -39,9 +39,13 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
-/// Where a session lives, in its tool's terms: the Claude Code project directory, the Codex
-/// day directory (or `archived`), the OpenHands conversation id, the Gemini CLI project.
-pub fn place(found: &Found) -> String {
+/// Where a session lives: the directory the agent worked in (under `home` as `~/…`) when the
+/// session says; else in its tool's terms: the Codex day directory (or `archived`), the
+/// OpenHands conversation id, the Gemini CLI project.
+pub fn place(found: &Found, home: Option<&Path>) -> String {
+    if let Some(cwd) = found.cwd.as_deref() {
+        return tilde(cwd, home);
+    }
     let path = found.path.as_path();
     let names = names(path);
     let found_place = crate::formats::registry::of(found.tool).picker_place(&names);
@@ -49,6 +53,30 @@ pub fn place(found: &Found) -> String {
         .filter(|p| !p.is_empty())
         .or_else(|| parent_name(path))
         .unwrap_or_default()
+}
+
+/// `dir` with `home` shown as `~`.
+pub fn tilde(dir: &str, home: Option<&Path>) -> String {
+    let home = home.and_then(Path::to_str).map(|h| h.trim_end_matches('/'));
+    match home {
+        Some(h) if !h.is_empty() && dir == h => "~".to_string(),
+        Some(h) if !h.is_empty() => match dir.strip_prefix(h) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => dir.to_string(),
+        },
+        _ => dir.to_string(),
+    }
+}
+
+/// The message count as the inspector will show it once parsed; until then (or for a session
+/// too large to parse here) discovery's record count, marked as an estimate of records.
+pub fn messages(found: &Found) -> String {
+    match (found.exact, found.messages) {
+        (Some(n), _) => crate::text::thousands(n as u64),
+        (None, Some(1)) => "~1 line".to_string(),
+        (None, Some(n)) => format!("~{} lines", crate::text::thousands(n as u64)),
+        (None, None) => "—".to_string(),
+    }
 }
 
 /// The file or directory name, for a session without a title.
@@ -75,18 +103,31 @@ fn parent_name(path: &Path) -> Option<String> {
         .map(|n| n.to_string_lossy().into_owned())
 }
 
-/// `text` cut to at most `width` characters from the left, `…` marking the cut (the end of a
-/// project path is the part that tells projects apart).
+/// `text` cut to at most `width` terminal columns from the left, `…` marking the cut (the end of
+/// a project path is the part that tells projects apart); a wide character counts two.
 pub fn clip_left(text: &str, width: usize) -> String {
-    let count = text.chars().count();
-    if count <= width {
+    if columns(text) <= width {
         return text.to_string();
     }
     if width == 0 {
         return String::new();
     }
-    let tail: String = text.chars().skip(count - (width - 1)).collect();
-    format!("…{tail}")
+    let mut used = 1;
+    let mut start = text.len();
+    for (i, c) in text.char_indices().rev() {
+        let w = columns(c.encode_utf8(&mut [0; 4]));
+        if used + w > width {
+            break;
+        }
+        used += w;
+        start = i;
+    }
+    format!("…{}", &text[start..])
+}
+
+/// Terminal columns `text` takes.
+fn columns(text: &str) -> usize {
+    ratatui::text::Span::raw(text).width()
 }
 
 /// Which characters of `text` the filter words match, per character: a word found as a
@@ -147,6 +188,8 @@ mod tests {
             modified: SystemTime::UNIX_EPOCH,
             title: None,
             messages: None,
+            exact: None,
+            cwd: None,
         }
     }
 
@@ -212,8 +255,33 @@ mod tests {
             ("/x/y/log.json", Format::OPENAI_CHAT, "y"),
         ];
         for (path, tool, want) in cases {
-            assert_eq!(place(&found(path, tool)), want, "{path}");
+            assert_eq!(place(&found(path, tool), None), want, "{path}");
         }
+    }
+
+    #[test]
+    fn a_recorded_cwd_is_the_place_with_home_as_tilde() {
+        let mut f = found(
+            "/h/.claude/projects/-home-u-a-b/s.jsonl",
+            Format::CLAUDE_CODE,
+        );
+        f.cwd = Some("/home/u/a-b".to_string());
+        let home = Path::new("/home/u");
+        assert_eq!(place(&f, Some(home)), "~/a-b");
+        assert_eq!(place(&f, None), "/home/u/a-b");
+        assert_eq!(tilde("/home/u", Some(home)), "~");
+        assert_eq!(tilde("/home/user2/x", Some(home)), "/home/user2/x");
+        assert_eq!(tilde("/home/u/x", Some(Path::new("/home/u/"))), "~/x");
+    }
+
+    #[test]
+    fn counts_are_exact_or_marked_as_lines() {
+        let mut f = found("/x/s.jsonl", Format::CODEX);
+        assert_eq!(messages(&f), "—");
+        f.messages = Some(1437);
+        assert_eq!(messages(&f), "~1,437 lines");
+        f.exact = Some(23);
+        assert_eq!(messages(&f), "23");
     }
 
     #[test]
@@ -221,6 +289,7 @@ mod tests {
         assert_eq!(clip_left("-home-u-app", 20), "-home-u-app");
         assert_eq!(clip_left("-Users-alice-code-parser", 10), "…de-parser");
         assert_eq!(clip_left("abc", 0), "");
+        assert_eq!(clip_left("~/项目/解析器", 8), "…/解析器");
     }
 
     #[test]
