@@ -168,6 +168,8 @@ pub struct Compaction {
 pub struct Search {
     pub query: String,
     pub matches: Vec<usize>,
+    /// Messages of the subagents that also hold it.
+    pub in_children: usize,
 }
 
 impl AppState {

@@ -551,13 +551,12 @@ fn search(state: &mut AppState, query: &str) {
         ),
     };
     if matches.is_empty() {
-        state.notice = Some(format!("/{query}: no message here holds it{in_children}"));
-    } else if !in_children.is_empty() {
-        state.notice = Some(format!("/{query}: {} here{in_children}", matches.len()));
+        state.notice = Some(format!("/{query}: no message holds it{in_children}"));
     }
     state.search = Some(Search {
         query: query.to_string(),
         matches,
+        in_children: elsewhere.iter().map(|(_, k)| k).sum(),
     });
     // The first match at or after the selection.
     let from = state.selected;

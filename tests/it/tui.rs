@@ -1068,6 +1068,8 @@ fn enter_on_a_task_call_opens_its_subagent_and_search_looks_inside_subagents() {
         update(&mut s, Msg::PromptEdit(Edit::Char(c)));
     }
     update(&mut s, Msg::PromptEdit(Edit::Submit));
-    let notice = s.notice.clone().unwrap_or_default();
-    assert!(notice.contains("subagent"), "{notice}");
+    let n = s.search.as_ref().unwrap().in_children;
+    assert!(n > 0);
+    let text = screen(&s, 200, 40);
+    assert!(text.contains(&format!("{n} in subagents (a)")), "{text}");
 }

@@ -84,8 +84,12 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             Some(s) => {
                 let at = s.matches.partition_point(|&i| i < state.selected);
                 let on = s.matches.get(at) == Some(&state.selected);
+                let children = match s.in_children {
+                    0 => String::new(),
+                    n => format!(" · {n} in subagents (a)"),
+                };
                 format!(
-                    " /{} {}{} of {} (n/N) ·",
+                    " /{} {}{} of {} (n/N){children} ·",
                     s.query,
                     if on { "" } else { "~" },
                     (at + usize::from(on)).min(s.matches.len()),
