@@ -408,6 +408,28 @@ impl AppState {
         self.fates.get(index).copied().unwrap_or(Fate::Untouched)
     }
 
+    /// Messages by the fate the list shades them with (each message counted once: pinned,
+    /// kept, summarized, dropped), and how many of the kept or pinned ones the framework also
+    /// renders to its summarizer.
+    pub fn fate_counts(&self) -> ([usize; 4], usize) {
+        let mut counts = [0; 4];
+        for f in &self.fates {
+            match f {
+                Fate::Pinned => counts[0] += 1,
+                Fate::Kept => counts[1] += 1,
+                Fate::Summarized => counts[2] += 1,
+                Fate::Dropped => counts[3] += 1,
+                Fate::Untouched => {}
+            }
+        }
+        let also = self.plan.as_ref().map_or(0, |p| {
+            let shown = counts[2];
+            let distinct = p.split.summarized.len();
+            distinct.saturating_sub(shown)
+        });
+        (counts, also)
+    }
+
     /// Every finding that names a message: the session's, then the active plan's.
     pub fn findings(&self) -> Vec<&crate::compaction::Finding> {
         let plan = self.plan.iter().flat_map(|p| &p.findings);

@@ -1073,3 +1073,26 @@ fn enter_on_a_task_call_opens_its_subagent_and_search_looks_inside_subagents() {
     let text = screen(&s, 200, 40);
     assert!(text.contains(&format!("{n} in subagents (a)")), "{text}");
 }
+
+/// Codex renders the user turns it keeps to its summarizer too: the footer counts each
+/// message once, as the list shades it, and says how many kept ones were also summarized.
+#[test]
+fn the_footer_counts_each_message_once_when_kept_ones_are_also_summarized() {
+    let s = demo(Some("codex"), &["context_window=5600"]);
+    let split = &s.plan.as_ref().unwrap().split;
+    let listed =
+        split.pinned.len() + split.summarized.len() + split.kept.len() + split.dropped.len();
+    assert!(
+        listed > s.len(),
+        "the split overlaps: {listed} of {}",
+        s.len()
+    );
+    let (counts, also) = s.fate_counts();
+    assert_eq!(counts.iter().sum::<usize>(), s.len());
+    assert_eq!(counts[2] + also, split.summarized.len());
+    let text = screen(&s, 160, 40);
+    assert!(
+        text.contains(&format!("(+{also} kept also summarized)")),
+        "{text}"
+    );
+}

@@ -17,21 +17,23 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
             theme.fg("dim"),
         ),
         (Some(name), Some(plan), _) => {
-            let s = &plan.split;
             let verdict = if plan.trigger.fired {
                 "fires"
             } else {
                 "does not fire"
             };
+            // Each message once, as the list shades it; a framework that also renders kept
+            // messages to its summarizer (Codex's user turns) says how many.
+            let ([pinned, kept, summarized, dropped], also) = state.fate_counts();
+            let also = match also {
+                0 => String::new(),
+                n => format!(" (+{n} kept also summarized)"),
+            };
             Line::from(vec![
                 Span::styled(format!(" {name} {verdict}: "), theme.bold("threshold")),
                 Span::styled(
                     format!(
-                        "{} pinned · {} summarized · {} kept · {} dropped · {} findings",
-                        s.pinned.len(),
-                        s.summarized.len(),
-                        s.kept.len(),
-                        s.dropped.len(),
+                        "{pinned} pinned · {summarized} summarized{also} · {kept} kept · {dropped} dropped · {} findings",
                         plan.findings.len()
                     ),
                     theme.fg("dim"),
