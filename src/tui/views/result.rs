@@ -24,8 +24,13 @@ pub fn lines<'a>(state: &AppState, theme: &Theme) -> Vec<Line<'a>> {
         ),
         Span::styled(
             format!(
-                "summarizer {} · Esc returns to the history before",
-                c.summarizer
+                "summarizer {} · Esc returns to {}",
+                c.summarizer,
+                if state.crumb.is_some() {
+                    "the replay"
+                } else {
+                    "the history before"
+                }
             ),
             theme.fg("dim"),
         ),
