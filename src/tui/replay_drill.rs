@@ -10,7 +10,6 @@
 use super::drill::{Drilled, Left, Open};
 use super::jobs::Work;
 use super::state::{AppState, Compaction, DetailMode, RunKey};
-use crate::analysis::Analysis;
 
 impl AppState {
     /// `s`, `d` or Enter in a computed replay: the step shown asked for, the replay paused.
@@ -54,7 +53,7 @@ impl AppState {
                 left_view(self, &d.key, drill.sets, left)
             }
             (open, left) => {
-                let mut next = view_of(self, drill.before, &d.key.0, drill.sets);
+                let mut next = self.opened(drill.before, Some(d.key.0.clone()), drill.sets);
                 next.detail_mode = match open {
                     Open::Summarizer => DetailMode::Summarizer,
                     Open::Diff => DetailMode::Diff,
@@ -74,18 +73,6 @@ impl AppState {
         let previous = std::mem::replace(self, next);
         self.previous = Some(Box::new(previous));
     }
-}
-
-/// An inspector view of `analysis` under `preset` with `sets`, as the one it opens from.
-fn view_of(from: &AppState, analysis: Analysis, preset: &str, sets: Vec<String>) -> AppState {
-    let mut next = AppState::new(analysis, Some(preset.to_string()), sets);
-    next.legend = from.legend;
-    next.history = from.history.clone();
-    next.viewport = from.viewport;
-    next.layout = from.layout.clone();
-    next.summarizer = from.summarizer.clone();
-    next.next_call = from.next_call;
-    next
 }
 
 /// The history a replay's compaction left, with its summary and findings in the detail pane.
@@ -109,7 +96,7 @@ fn left_view(from: &AppState, key: &RunKey, sets: Vec<String>, left: Left) -> Ap
         findings: left.record.findings,
         generation: left.generation,
     };
-    let mut next = view_of(from, left.after, &key.0, sets);
+    let mut next = from.opened(left.after, Some(key.0.clone()), sets);
     next.selected = summary_at.unwrap_or(0);
     next.detail_mode = DetailMode::Result;
     next.compaction = Some(info);

@@ -48,6 +48,8 @@ pub struct AppState {
     pub plan: Option<Plan>,
     /// Each message's fate under `plan`, derived once per plan (the list asks per row).
     fates: Vec<Fate>,
+    /// `fates` counted (pinned, kept, summarized, dropped), for the footer of every frame.
+    fate_counts: [usize; 4],
     /// The diff of the plan's summarized range against its summarizer input.
     pub diff: Option<crate::diff::Diff>,
     pub detail_mode: DetailMode,
@@ -182,6 +184,7 @@ impl AppState {
             help_scroll: 0,
             plan: None,
             fates: Vec::new(),
+            fate_counts: [0; 4],
             diff: None,
             detail_mode: DetailMode::Message,
             plan_error: None,
@@ -223,6 +226,24 @@ impl AppState {
         };
         state.replan();
         state
+    }
+
+    /// A view of `analysis` opened from this one (a compacted history, a subagent, a replay's
+    /// step): it keeps the screen's layout, the legend, the prompt history and the summarizer.
+    pub fn opened(
+        &self,
+        analysis: Analysis,
+        preset: Option<String>,
+        sets: Vec<String>,
+    ) -> AppState {
+        let mut next = AppState::new(analysis, preset, sets);
+        next.legend = self.legend;
+        next.history = self.history.clone();
+        next.viewport = self.viewport;
+        next.layout = self.layout.clone();
+        next.summarizer = self.summarizer.clone();
+        next.next_call = self.next_call;
+        next
     }
 
     pub fn len(&self) -> usize {
@@ -338,10 +359,12 @@ impl AppState {
     fn set_plan(&mut self, result: Result<Planned, Option<String>>) {
         self.plan = None;
         self.fates.clear();
+        self.fate_counts = [0; 4];
         self.diff = None;
         match result {
             Ok(p) => {
                 self.fates = fates_of(&p.plan, self.len());
+                self.fate_counts = count_fates(&self.fates);
                 self.diff = p.diff;
                 self.plan = Some(p.plan);
             }
@@ -412,16 +435,7 @@ impl AppState {
     /// kept, summarized, dropped), and how many of the kept or pinned ones the framework also
     /// renders to its summarizer.
     pub fn fate_counts(&self) -> ([usize; 4], usize) {
-        let mut counts = [0; 4];
-        for f in &self.fates {
-            match f {
-                Fate::Pinned => counts[0] += 1,
-                Fate::Kept => counts[1] += 1,
-                Fate::Summarized => counts[2] += 1,
-                Fate::Dropped => counts[3] += 1,
-                Fate::Untouched => {}
-            }
-        }
+        let counts = self.fate_counts;
         let also = self.plan.as_ref().map_or(0, |p| {
             let shown = counts[2];
             let distinct = p.split.summarized.len();
@@ -467,6 +481,20 @@ impl AppState {
             .filter(|k| k > last_summarized)
             .min()
     }
+}
+
+fn count_fates(fates: &[Fate]) -> [usize; 4] {
+    let mut counts = [0; 4];
+    for f in fates {
+        match f {
+            Fate::Pinned => counts[0] += 1,
+            Fate::Kept => counts[1] += 1,
+            Fate::Summarized => counts[2] += 1,
+            Fate::Dropped => counts[3] += 1,
+            Fate::Untouched => {}
+        }
+    }
+    counts
 }
 
 /// Fates by message index; where a message is in several lists (a framework that renders a

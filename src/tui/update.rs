@@ -802,15 +802,9 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
         findings: done.findings,
         generation: state.compaction.as_ref().map_or(1, |c| c.generation + 1),
     };
-    let mut next = AppState::new(after, state.preset.clone(), state.sets.clone());
+    let mut next = state.opened(after, state.preset.clone(), state.sets.clone());
     next.kept_sets = state.kept_sets.clone();
-    next.history = state.history.clone();
-    next.legend = state.legend;
     next.demo = state.demo.clone();
-    next.viewport = state.viewport;
-    next.layout = state.layout.clone();
-    next.summarizer = state.summarizer.clone();
-    next.next_call = state.next_call;
     next.selected = info.summary_at.unwrap_or(0);
     next.detail_mode = DetailMode::Result;
     next.compaction = Some(info);
@@ -850,12 +844,7 @@ fn enter_child(state: &mut AppState, slot: usize) {
         return;
     }
     let child = state.analysis.children[slot].clone();
-    let mut child_state = AppState::new(child, state.preset.clone(), state.sets.clone());
-    child_state.summarizer = state.summarizer.clone();
-    child_state.legend = state.legend;
-    child_state.history = state.history.clone();
-    child_state.viewport = state.viewport;
-    child_state.layout = state.layout.clone();
+    let child_state = state.opened(child, state.preset.clone(), state.sets.clone());
     let parent = std::mem::replace(state, child_state);
     state.parent = Some(Box::new(parent));
 }
