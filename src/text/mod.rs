@@ -7,6 +7,7 @@
 //! Must not: do any IO, know about output formats or colours (the CLI decides where it applies).
 
 pub mod sanitize;
+pub mod wrap;
 
 pub use sanitize::{block, clip, inline, neutralize_line, Mode};
 

@@ -1,5 +1,6 @@
-//! The footer: the active preset's state, then one line that is the open prompt (`/`, `:`), a
-//! notice, or the position, search and the keys most used (the replay's keys while it plays).
+//! The footer: the active preset's state, a notice when there is one, then one line that is the
+//! open prompt (`/`, `:`) or the position, search and the keys most used (the replay's keys
+//! while it plays), ending in `? help · q quit` at any width.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -43,11 +44,6 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         (Some(name), None, Some(err)) => Line::styled(format!(" {name}: {err}"), theme.fg("warn")),
         (Some(name), None, None) => Line::styled(format!(" {name}"), theme.fg("dim")),
     };
-    let follow = match (state.following, state.unseen) {
-        (false, _) => String::new(),
-        (true, 0) => " ● following ·".to_string(),
-        (true, n) => format!(" ● {n} new (G) ·"),
-    };
     let second = if let Some((kind, text)) = &state.prompt {
         let sigil = match kind {
             PromptKind::Search => "/",
@@ -65,9 +61,33 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 theme.fg("dim"),
             ),
         ])
-    } else if let Some(notice) = &state.notice {
-        Line::styled(notice_text(notice), theme.fg("warn"))
-    } else if state.replay.is_some() {
+    } else {
+        hints(state, area.width, theme)
+    };
+    let first = Rect { height: 1, ..area };
+    frame.render_widget(Paragraph::new(status), first);
+    let mut rest = Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    // A notice goes above the hints, which stay on the last row.
+    if let (None, Some(notice)) = (&state.prompt, &state.notice) {
+        let above = Rect {
+            height: rest.height.saturating_sub(1),
+            ..rest
+        };
+        let line = Line::styled(notice_text(notice), theme.fg("warn"));
+        frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), above);
+        rest.y += above.height;
+        rest.height -= above.height;
+    }
+    frame.render_widget(Paragraph::new(second), rest);
+}
+
+/// The position, the search and the keys most used (the replay's keys while it plays).
+fn hints<'a>(state: &AppState, width: u16, theme: &Theme) -> Line<'a> {
+    if state.replay.is_some() {
         hints_line(
             "replay",
             &[
@@ -78,10 +98,15 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 "Home End jump",
                 "Esc q r leave",
             ],
-            area.width,
+            width,
             theme,
         )
     } else {
+        let follow = match (state.following, state.unseen) {
+            (false, _) => String::new(),
+            (true, 0) => " ● following ·".to_string(),
+            (true, n) => format!(" ● {n} new (G) ·"),
+        };
         let search = match &state.search {
             Some(s) => {
                 let at = s.matches.partition_point(|&i| i < state.selected);
@@ -126,31 +151,23 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 "/ search",
                 "L legend",
             ],
-            area.width,
+            width,
             theme,
         )
-    };
-    let first = Rect { height: 1, ..area };
-    frame.render_widget(Paragraph::new(status), first);
-    let rest = Rect {
-        y: area.y + 1,
-        height: area.height.saturating_sub(1),
-        ..area
-    };
-    frame.render_widget(Paragraph::new(second).wrap(Wrap { trim: false }), rest);
+    }
 }
 
-/// Rows the footer takes at `width`: the preset's state, and the prompt or hints line — or a
-/// notice, wrapped whole (up to five rows), so that a long one is read, not cut.
+/// Rows the footer takes at `width`: the preset's state, a notice wrapped whole (up to five
+/// rows, so that a long one is read, not cut), and the prompt or hints line.
 pub fn height(state: &AppState, width: u16) -> u16 {
-    let second = match (&state.prompt, &state.notice) {
+    let notice = match (&state.prompt, &state.notice) {
         (None, Some(notice)) => {
             let w = u16::try_from(notice_text(notice).chars().count()).unwrap_or(u16::MAX);
             w.div_ceil(width.max(1)).clamp(1, 5)
         }
-        _ => 1,
+        _ => 0,
     };
-    1 + second
+    2 + notice
 }
 
 fn notice_text(notice: &str) -> String {

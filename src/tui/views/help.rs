@@ -10,21 +10,27 @@ use crate::tui::keymap::{bindings, REPLAY_KEYS};
 use crate::tui::state::AppState;
 use crate::tui::theme::Theme;
 
+/// Columns of the keys column, before the help text.
+const KEYS: usize = 10;
+
 /// Draws the overlay; returns its lines and how many it shows at once.
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> (u16, u16) {
     let (title, keys): (&str, Vec<(&str, &str)>) = match state.replay {
         Some(_) => (" replay keys ", REPLAY_KEYS.to_vec()),
         None => (" keys ", bindings().map(|b| (b.keys, b.help)).collect()),
     };
-    let lines: Vec<Line> = keys
-        .into_iter()
-        .map(|(keys, help)| {
-            Line::from(vec![
-                Span::styled(format!(" {keys:<10}"), theme.bold("title")),
-                Span::styled(help, theme.fg("dim")),
-            ])
-        })
-        .collect();
+    // A help text wider than the popup goes on under itself, indented past the keys.
+    let room = usize::from(area.width.saturating_sub(2)).saturating_sub(KEYS + 1);
+    let mut lines: Vec<Line> = Vec::new();
+    for (keys, help) in keys {
+        for (i, part) in crate::text::wrap::words(help, room).into_iter().enumerate() {
+            let keys = if i == 0 { keys } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {keys:<KEYS$}"), theme.bold("title")),
+                Span::styled(part, theme.fg("dim")),
+            ]));
+        }
+    }
     let total = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let shown = area.height.saturating_sub(2);
     let scroll = state.help_scroll.min(total.saturating_sub(shown));

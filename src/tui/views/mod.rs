@@ -65,7 +65,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         footer::render(frame, rows[3], state, theme);
         let mut layout = state.layout.clone();
         if state.show_help {
-            layout.help = help::render(frame, centered(area, 70, 90), state, theme);
+            layout.help = help::render(frame, help_area(area), state, theme);
         }
         // The list is not drawn: its layout stays as the last frame left it.
         return layout;
@@ -80,7 +80,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         })
         .constraints([
             Constraint::Percentage(if wide { 58 } else { 60 }),
-            Constraint::Min(10),
+            Constraint::Min(if wide { 10 } else { DETAIL_UNDER }),
         ])
         .split(rows[1]);
     let (list, list_rows) = list::render(frame, body[0], state, theme);
@@ -93,7 +93,7 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
         subagents::render(frame, centered(area, 70, 60), state, theme);
     }
     let help = match state.show_help {
-        true => help::render(frame, centered(area, 70, 90), state, theme),
+        true => help::render(frame, help_area(area), state, theme),
         false => (0, 0),
     };
     FrameLayout {
@@ -106,19 +106,41 @@ pub fn render(frame: &mut Frame, state: &AppState, theme: &Theme) -> FrameLayout
     }
 }
 
+/// The rows the detail pane keeps at least when it sits under the list (a narrow screen).
+const DETAIL_UNDER: u16 = 6;
+
 /// The legend's rows: none when it is off, or when the screen is too short to give it rows
-/// without squeezing the list under eight.
+/// without squeezing the list under eight (and, on a narrow screen, the detail pane under it
+/// under [`DETAIL_UNDER`]).
 fn legend_rows(state: &AppState, theme: &Theme, area: Rect) -> u16 {
     if !state.legend || state.replay.is_some() {
         return 0;
     }
     let rows = legend::height(theme, area.width);
     let rest = header::height(state) + footer::height(state, area.width);
-    if area.height < rest + rows + 8 {
+    let body = if area.width >= 100 {
+        8
+    } else {
+        8 + DETAIL_UNDER
+    };
+    if area.height < rest + rows + body {
         0
     } else {
         rows
     }
+}
+
+/// Where the help popup goes: 70% of a wide screen, nearly all of a narrow one, so that its lines
+/// wrap as little as they can.
+fn help_area(area: Rect) -> Rect {
+    let w = (area.width * 70 / 100).max(area.width.saturating_sub(4).min(76));
+    let h = area.height * 90 / 100;
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
 }
 
 fn centered(area: Rect, pct_x: u16, pct_y: u16) -> Rect {
