@@ -40,6 +40,8 @@ impl FailOn {
 #[derive(Debug, Clone)]
 pub struct FileCheck {
     pub path: String,
+    /// The session within the file, for a file of many (an evaluation log's instance id).
+    pub session: Option<String>,
     pub outcome: Result<Checked, String>,
 }
 
@@ -61,6 +63,14 @@ impl Checked {
 }
 
 impl FileCheck {
+    /// The path, and `#session` for one session of a file of many.
+    fn label(&self) -> String {
+        match &self.session {
+            Some(id) => format!("{}#{}", self.path, crate::text::inline(id)),
+            None => self.path.clone(),
+        }
+    }
+
     /// Whether a finding reaches `fail_on`.
     fn fails(&self, fail_on: FailOn) -> bool {
         self.outcome
@@ -154,14 +164,14 @@ pub fn text(results: &[FileCheck]) -> String {
         match &r.outcome {
             Ok(c) => {
                 for f in &c.findings {
-                    out.push_str(&line(&r.path, f, c.line_of(f)));
+                    out.push_str(&line(&r.label(), f, c.line_of(f)));
                     out.push('\n');
                 }
             }
             Err(e) => {
                 out.push_str(&format!(
                     "{}: error unusable-input: {}\n",
-                    r.path,
+                    r.label(),
                     one_line(e)
                 ));
             }
@@ -230,7 +240,7 @@ pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
         cases.push_str(&format!(
             "    <testcase classname=\"ctxray.check.{}\" name=\"{}\">\n",
             xml(preset),
-            xml(&r.path)
+            xml(&r.label())
         ));
         match &r.outcome {
             Err(e) => cases.push_str(&format!(
@@ -245,7 +255,7 @@ pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
                 if !over.is_empty() {
                     let body: Vec<String> = over
                         .iter()
-                        .map(|f| line(&r.path, f, c.line_of(f)))
+                        .map(|f| line(&r.label(), f, c.line_of(f)))
                         .collect();
                     cases.push_str(&format!(
                         "      <failure type=\"{}\" message=\"{} finding(s) at or above {}: {}\">{}</failure>\n",
@@ -259,7 +269,7 @@ pub fn junit(results: &[FileCheck], preset: &str, fail_on: FailOn) -> String {
                 if !under.is_empty() {
                     let body: Vec<String> = under
                         .iter()
-                        .map(|f| line(&r.path, f, c.line_of(f)))
+                        .map(|f| line(&r.label(), f, c.line_of(f)))
                         .collect();
                     cases.push_str(&format!(
                         "      <system-out>{}</system-out>\n",
@@ -306,6 +316,7 @@ pub fn json_doc<'a>(results: &'a [FileCheck], preset: &'a str, fail_on: FailOn) 
             .map(|r| match &r.outcome {
                 Ok(c) => FileDoc {
                     path: &r.path,
+                    session: r.session.as_deref(),
                     format: Some(c.format),
                     fired: Some(c.fired),
                     failed: r.fails(fail_on),
@@ -314,6 +325,7 @@ pub fn json_doc<'a>(results: &'a [FileCheck], preset: &'a str, fail_on: FailOn) 
                 },
                 Err(e) => FileDoc {
                     path: &r.path,
+                    session: r.session.as_deref(),
                     format: None,
                     fired: None,
                     failed: true,
@@ -323,6 +335,66 @@ pub fn json_doc<'a>(results: &'a [FileCheck], preset: &'a str, fail_on: FailOn) 
             })
             .collect(),
     }
+}
+
+/// `check --format jsonl`: one object a finding, and one an unusable file (code
+/// `unusable-input`), each on its own line, so that a run's output loads into a table.
+pub fn jsonl(results: &[FileCheck], preset: &str) -> String {
+    let mut out = String::new();
+    for r in results {
+        let mut push = |row: FindingRow| {
+            if let Ok(line) = serde_json::to_string(&row) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        };
+        match &r.outcome {
+            Ok(c) => {
+                for f in &c.findings {
+                    push(FindingRow {
+                        path: &r.path,
+                        session: r.session.as_deref(),
+                        format: Some(c.format),
+                        preset,
+                        fired: Some(c.fired),
+                        code: f.code,
+                        severity: f.severity.as_str(),
+                        messages: &f.messages,
+                        line: c.line_of(f),
+                        detail: f.detail.clone(),
+                    });
+                }
+            }
+            Err(e) => push(FindingRow {
+                path: &r.path,
+                session: r.session.as_deref(),
+                format: None,
+                preset,
+                fired: None,
+                code: "unusable-input",
+                severity: "error",
+                messages: &[],
+                line: None,
+                detail: one_line(e),
+            }),
+        }
+    }
+    out
+}
+
+/// One line of [`jsonl`]: the same fields on every line, null where they do not apply.
+#[derive(Serialize)]
+struct FindingRow<'a> {
+    path: &'a str,
+    session: Option<&'a str>,
+    format: Option<&'a str>,
+    preset: &'a str,
+    fired: Option<bool>,
+    code: &'a str,
+    severity: &'a str,
+    messages: &'a [usize],
+    line: Option<usize>,
+    detail: String,
 }
 
 /// `check --json`: the preset, the threshold, the exit code and each file's findings.
@@ -338,6 +410,8 @@ pub struct CheckDoc<'a> {
 #[derive(Serialize)]
 struct FileDoc<'a> {
     path: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     format: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -375,6 +449,7 @@ mod tests {
     fn github_commands_escape_their_data_and_properties() {
         let r = vec![FileCheck {
             path: "logs/a,b:c.jsonl".into(),
+            session: None,
             outcome: Ok(Checked {
                 format: "codex",
                 fired: true,
@@ -393,6 +468,7 @@ mod tests {
     fn the_threshold_decides_the_exit_code_and_unusable_input_wins() {
         let ok = |s| FileCheck {
             path: "a".into(),
+            session: None,
             outcome: Ok(Checked {
                 format: "codex",
                 fired: false,
@@ -405,6 +481,7 @@ mod tests {
         assert_eq!(exit_code(&[ok(Severity::Info)], FailOn::Info), 1);
         let bad = FileCheck {
             path: "b".into(),
+            session: None,
             outcome: Err("b:1: not JSON".into()),
         };
         assert_eq!(exit_code(&[ok(Severity::Error), bad], FailOn::Error), 2);

@@ -37,6 +37,15 @@ pub enum Raw {
 
 /// [`analyse`], letting the source's bytes go after parsing when `raw` says so.
 pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Result<Analysis> {
+    analyse_with(source, common, raw, true)
+}
+
+/// [`analyse_keeping`] with no progress line: one of many sources worked on at once.
+pub fn analyse_quietly(source: &str, common: &Common, raw: Raw) -> anyhow::Result<Analysis> {
+    analyse_with(source, common, raw, false)
+}
+
+fn analyse_with(source: &str, common: &Common, raw: Raw, line: bool) -> anyhow::Result<Analysis> {
     let limits = common.limits();
     let registry = crate::config::load_registry(common.config.as_deref(), limits.config)?;
     let options = common.options();
@@ -50,7 +59,7 @@ pub fn analyse_keeping(source: &str, common: &Common, raw: Raw) -> anyhow::Resul
         let session = load_source(source, common.from, &limits)?;
         return Ok(Analysis::new(session, &registry, &options));
     };
-    let progress = progress_line::wanted(len).then(|| Arc::new(Progress::new()));
+    let progress = (line && progress_line::wanted(len)).then(|| Arc::new(Progress::new()));
     let line = progress.as_ref().map(|p| Line::start(p.clone(), len));
     if let Some(p) = &progress {
         p.start(Phase::Reading, len);

@@ -11,12 +11,14 @@ mod diff_cmd;
 mod formats_cmd;
 pub mod guard;
 mod loading;
+mod many;
 mod numbers;
 pub mod output;
 mod plan_cmd;
 mod presets_cmd;
 mod progress_line;
 mod replay_cmd;
+mod report_cmd;
 mod report_text;
 mod share_cmd;
 mod style;
@@ -79,10 +81,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Messages, tokens, tool-call groups, compaction marks and findings of a session.
+    /// Messages, tokens, tool-call groups, compaction marks and findings of a session; of
+    /// each session, given several (or a directory of them).
     Report {
-        /// Session file or directory (`-` reads stdin).
-        source: String,
+        /// Session files or directories (`-` reads stdin).
+        #[arg(required = true, value_name = "SOURCE")]
+        sources: Vec<String>,
+        #[command(flatten)]
+        jobs: many::JobsArg,
         #[command(flatten)]
         common: Common,
     },
@@ -155,6 +161,8 @@ pub enum Command {
         /// framework is known to drop).
         #[arg(long, value_enum, default_value = "error", value_name = "SEVERITY")]
         fail_on: check_report::FailOn,
+        #[command(flatten)]
+        jobs: many::JobsArg,
         #[command(flatten)]
         common: Common,
     },
@@ -349,7 +357,11 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         return inspect(cli);
     };
     match command {
-        Command::Report { source, common } => report(&source, &common),
+        Command::Report {
+            sources,
+            jobs,
+            common,
+        } => report_cmd::run(&sources, jobs.count(), &common),
         Command::Plan {
             source,
             preset,
@@ -390,8 +402,9 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             sources,
             preset,
             fail_on,
+            jobs,
             common,
-        } => check_cmd::run(&sources, &preset, &common, fail_on),
+        } => check_cmd::run(&sources, &preset, &common, fail_on, jobs.count()),
         Command::Export {
             source,
             preset,
@@ -675,19 +688,6 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     common.output().check(output::Command::Plan)?;
     let (analysis, plan) = planned(source, preset, common)?;
     show(common, &output::Shown::Plan(&analysis, &plan))?;
-    Ok(0)
-}
-
-fn report(source: &str, common: &Common) -> anyhow::Result<i32> {
-    let format = common.output();
-    format.check(output::Command::Report)?;
-    // The text and JSON reports read only the parsed messages.
-    let raw = match format.output().shows_raw() {
-        true => loading::Raw::Keep,
-        false => loading::Raw::Release,
-    };
-    let analysis = loading::analyse_keeping(source, common, raw)?;
-    show(common, &output::Shown::Report(&analysis))?;
     Ok(0)
 }
 

@@ -138,6 +138,11 @@ pub fn load_bytes_within(
     parse(format, &loaded)
 }
 
+/// Whether a directory is itself one session (a format reads it whole), not a folder of them.
+pub fn is_session_dir(path: &Path) -> bool {
+    registry::FORMATS.iter().any(|f| f.claims_dir(path))
+}
+
 fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
     let shown = path.display().to_string();
     for format in registry::FORMATS {

@@ -53,6 +53,12 @@ pub trait SessionFormat: Sync {
         Ok(None)
     }
 
+    /// Whether a directory is one session of this format (read by [`SessionFormat::load_dir`])
+    /// rather than a folder of session files; asked without reading it whole.
+    fn claims_dir(&self, _path: &Path) -> bool {
+        false
+    }
+
     /// A reader that goes on taking lines after `loaded`, for formats read one JSON Lines
     /// record at a time (a growing file is followed, a large one read in chunks). `None` when
     /// the format is read whole.

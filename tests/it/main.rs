@@ -28,6 +28,7 @@ mod layers;
 mod live_discover;
 mod live_session;
 mod live_tail;
+mod many;
 mod offline_digest;
 mod oracle_agent_framework;
 mod oracle_hermes;

@@ -11,6 +11,7 @@ mod document;
 mod github;
 mod html;
 mod json;
+mod jsonl;
 mod junit;
 mod md;
 mod text;
@@ -120,6 +121,7 @@ pub trait Output: Sync {
 pub static OUTPUTS: &[&dyn Output] = &[
     &text::Text,
     &json::Json,
+    &jsonl::Jsonl,
     &md::Md,
     &html::Html,
     &github::Github,
@@ -133,6 +135,7 @@ pub struct OutputFormat(&'static str);
 impl OutputFormat {
     pub const TEXT: OutputFormat = OutputFormat("text");
     pub const JSON: OutputFormat = OutputFormat("json");
+    pub const JSONL: OutputFormat = OutputFormat("jsonl");
     pub const MD: OutputFormat = OutputFormat("md");
     pub const HTML: OutputFormat = OutputFormat("html");
     pub const GITHUB: OutputFormat = OutputFormat("github");

@@ -57,6 +57,10 @@ impl super::session_format::SessionFormat for OpenHands {
         load_dir(path)
     }
 
+    fn claims_dir(&self, path: &Path) -> bool {
+        path.join("events").is_dir() || path.join("base_state.json").is_file()
+    }
+
     fn writes_lines(&self) -> bool {
         true
     }
