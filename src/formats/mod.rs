@@ -27,6 +27,7 @@ mod codex;
 mod gemini_cli;
 mod inspect_ai;
 mod langchain;
+mod openai_agents;
 mod openai_chat;
 mod openai_responses;
 mod openhands;

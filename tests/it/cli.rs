@@ -90,6 +90,7 @@ fn formats_lists_every_contract_name() {
         "agent-framework",
         "inspect-ai",
         "gemini-cli",
+        "openai-agents",
     ] {
         assert!(names.contains(&want), "{want} missing");
     }
