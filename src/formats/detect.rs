@@ -4,11 +4,13 @@
 //! JSON document, then the list of messages a document holds) and the containers a list of
 //! messages comes in (request bodies, completion logs, response objects). What each format's
 //! records and messages look like is asked of the format itself (`SessionFormat`'s sniffs),
-//! in the registry's order: the first that says yes wins.
+//! in the registry's order: the first that says yes wins. Sources of tools ctxray recognises
+//! but does not read (`refused`) are refused by name before a list of messages is guessed.
 
 use serde_json::Value;
 
 use super::common::{str_at, Doc, Loaded};
+use super::refused;
 use super::registry::FORMATS;
 use super::session_format::SessionFormat;
 use super::LoadError;
@@ -26,12 +28,22 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
         Doc::Lines(lines) => {
             // Only the first lines are looked at: the others' values are not built.
             let head = lines.head(&loaded.buffer, PROBE_LINES);
-            head.iter()
-                .find_map(|v| detect_record(v))
-                .or_else(|| detect_messages(head.iter().map(|v| &**v)))
+            let record = head.iter().find_map(|v| detect_record(v));
+            if record.is_none() {
+                // A refused tool's records may look like a list of messages (Goose's do).
+                if let Some(tool) = refused::records(head.iter().map(|v| &**v)) {
+                    return Err(tool.error(&loaded.shown));
+                }
+            }
+            record.or_else(|| detect_messages(head.iter().map(|v| &**v)))
         }
         Doc::Json(value) => detect_document(value),
     };
+    if found.is_none() {
+        if let Some(tool) = loaded.document().and_then(refused::record) {
+            return Err(tool.error(&loaded.shown));
+        }
+    }
     found.ok_or_else(|| {
         let mut why = "valid JSON, but not any known session format (see `ctxray formats`; use --from to force one)".to_string();
         // The records that would have told may be the ones that could not be read.

@@ -13,6 +13,7 @@ pub mod common;
 pub mod detect;
 pub mod home;
 pub mod image;
+pub mod refused;
 pub mod registry;
 pub mod session_format;
 pub(crate) mod shared;
@@ -27,6 +28,7 @@ mod codex;
 mod gemini_cli;
 mod inspect_ai;
 mod langchain;
+mod openai_agents;
 mod openai_chat;
 mod openai_responses;
 mod openhands;
@@ -130,6 +132,11 @@ pub fn load_bytes_within(
     from: Option<Format>,
     limits: &Limits,
 ) -> Result<Session, LoadError> {
+    if from.is_none() {
+        if let Some(tool) = refused::database(&bytes) {
+            return Err(tool.error(shown));
+        }
+    }
     let loaded = Loaded::within(bytes, path, shown, limits.line)?;
     let format = match from {
         Some(f) => f,
@@ -152,6 +159,9 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
         if let Some(session) = format.load_dir(path)? {
             return Ok(session);
         }
+    }
+    if let Some(tool) = refused::directory(path) {
+        return Err(tool.error(&shown));
     }
     Err(LoadError::not_session(
         &shown,

@@ -51,6 +51,34 @@ fn a_file_that_is_not_a_session_exits_2_with_one_line() {
     }
 }
 
+/// Sessions of tools ctxray does not read are refused by name, exit 2, one line: a directory
+/// of opencode storage, a Goose session (which would otherwise look like Chat messages).
+#[test]
+fn a_session_of_a_refused_tool_names_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = dir.path().join("storage");
+    for sub in ["session", "message", "part"] {
+        std::fs::create_dir_all(storage.join(sub)).unwrap();
+    }
+    let goose = dir.path().join("goose.jsonl");
+    std::fs::write(
+        &goose,
+        concat!(
+            r#"{"working_dir":"/w","description":"d","schedule_id":null}"#,
+            "\n",
+            r#"{"role":"user","created":1749923359,"content":[{"type":"text","text":"hi"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    for (path, tool) in [(&storage, "opencode"), (&goose, "Goose")] {
+        let out = run(&["report", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{tool}");
+        let err = one_clear_line(&out);
+        assert!(err.contains(tool), "{tool}: {err}");
+    }
+}
+
 #[test]
 fn a_missing_file_and_a_bad_flag_exit_2() {
     let out = run(&["report", "no/such/file.jsonl"]);
@@ -90,6 +118,7 @@ fn formats_lists_every_contract_name() {
         "agent-framework",
         "inspect-ai",
         "gemini-cli",
+        "openai-agents",
     ] {
         assert!(names.contains(&want), "{want} missing");
     }

@@ -14,7 +14,7 @@ mod output;
 mod tests;
 
 pub(super) use history::{History, Meta};
-pub(super) use items::{map_item, opaque};
+pub(super) use items::{map_item, opaque, Mapped};
 
 use serde_json::Value;
 

@@ -1,0 +1,244 @@
+//! Sources ctxray recognises but does not read: named, so the user is told which tool wrote
+//! them and what ctxray reads instead of a generic "not a session" — or, worse, a misreading
+//! (a Goose message line `{role, created, content}` looks enough like a Chat Completions
+//! message to be read as one, its tool requests lost).
+//!
+//! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
+//! `sessions.db` SQLite store), and opencode storage (the legacy JSON files under `storage/`
+//! and the `opencode.db` SQLite store), from their content, and the refusal naming each. The
+//! shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
+//! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
+//! files), Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
+//! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at
+//! a session's content.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::common::str_at;
+use super::LoadError;
+
+/// A tool whose sessions ctxray recognises and refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    CopilotCli,
+    Goose,
+    GooseDb,
+    OpenCode,
+    OpenCodeDb,
+}
+
+impl Refused {
+    /// What the source is and that ctxray does not read it.
+    pub fn why(self) -> &'static str {
+        match self {
+            Refused::CopilotCli => {
+                "a GitHub Copilot CLI session log (events.jsonl: session.start, user.message, \
+                 assistant.message, tool.execution_*): ctxray does not read GitHub Copilot CLI \
+                 sessions yet"
+            }
+            Refused::Goose => {
+                "a Goose session (JSONL of {role, created, content} messages): ctxray does not \
+                 read Goose sessions yet"
+            }
+            Refused::GooseDb => {
+                "a Goose session database (sessions.db, SQLite): ctxray does not read Goose \
+                 sessions yet"
+            }
+            Refused::OpenCode => {
+                "opencode storage (the session, message and part JSON under storage/): ctxray \
+                 does not read opencode sessions yet"
+            }
+            Refused::OpenCodeDb => {
+                "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
+                 sessions yet"
+            }
+        }
+    }
+
+    pub fn error(self, shown: &str) -> LoadError {
+        LoadError::not_session(shown, self.why())
+    }
+}
+
+/// A SQLite database of Goose (a `sessions` table, messages in `content_json`) or opencode
+/// (`part` rows keyed by `message_id`, as its first migration creates them), from the table
+/// definitions SQLite keeps in clear in its first pages.
+pub fn database(bytes: &[u8]) -> Option<Refused> {
+    if !bytes.starts_with(b"SQLite format 3\0") {
+        return None;
+    }
+    let head = &bytes[..bytes.len().min(256 * 1024)];
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    if has(b"content_json") && has(b"sessions") {
+        return Some(Refused::GooseDb);
+    }
+    if has(b"CREATE TABLE `part`") && has(b"`message_id`") {
+        return Some(Refused::OpenCodeDb);
+    }
+    None
+}
+
+/// JSONL records (the first lines) of a refused tool.
+pub fn records<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Refused> {
+    records.into_iter().find_map(record)
+}
+
+/// One record or document of a refused tool.
+pub fn record(v: &Value) -> Option<Refused> {
+    if copilot_event(v) {
+        return Some(Refused::CopilotCli);
+    }
+    if goose_metadata(v) || goose_message(v) {
+        return Some(Refused::Goose);
+    }
+    opencode_storage(v).then_some(Refused::OpenCode)
+}
+
+/// `{type: "<area>.<event>", data: {…}, id, timestamp}`: Copilot CLI's event envelope.
+fn copilot_event(v: &Value) -> bool {
+    let Some(kind) = str_at(v, "type") else {
+        return false;
+    };
+    let dotted = matches!(
+        kind.split_once('.'),
+        Some((
+            "session" | "user" | "assistant" | "tool" | "system" | "hook" | "subagent",
+            _
+        ))
+    );
+    dotted
+        && v.get("data").is_some_and(Value::is_object)
+        && v.get("id").is_some()
+        && v.get("timestamp").is_some()
+}
+
+/// Goose's `SessionMetadata` line: `working_dir` with `description` or the token counters.
+fn goose_metadata(v: &Value) -> bool {
+    v.get("working_dir").is_some_and(Value::is_string)
+        && (v.get("description").is_some() || v.get("message_count").is_some())
+}
+
+/// A Goose `Message`: `role`, an integer `created` and a list of typed `content`.
+fn goose_message(v: &Value) -> bool {
+    matches!(str_at(v, "role"), Some("user" | "assistant"))
+        && v.get("created").is_some_and(Value::is_i64)
+        && v.get("content").is_some_and(Value::is_array)
+}
+
+/// An opencode storage record: a session (`ses_…` id with `projectID`), a message or a part
+/// (`sessionID` `ses_…` with a `msg_…`/`prt_…` id).
+fn opencode_storage(v: &Value) -> bool {
+    let id = str_at(v, "id").unwrap_or("");
+    let session = str_at(v, "sessionID").is_some_and(|s| s.starts_with("ses_"));
+    (id.starts_with("ses_") && v.get("projectID").is_some())
+        || (session && (id.starts_with("msg_") || id.starts_with("prt_")))
+}
+
+/// A directory of a refused tool: opencode's data or storage directory, a Goose sessions
+/// directory, a Copilot CLI session directory.
+pub fn directory(path: &Path) -> Option<Refused> {
+    let is_dir = |p: &str| path.join(p).is_dir();
+    let is_file = |p: &str| path.join(p).is_file();
+    if is_file("opencode.db") {
+        return Some(Refused::OpenCodeDb);
+    }
+    let storage = ["session", "message", "part"].iter().all(|d| is_dir(d));
+    if storage || is_dir("storage/session") {
+        return Some(Refused::OpenCode);
+    }
+    if is_file("sessions.db") {
+        return Some(Refused::GooseDb);
+    }
+    if is_file("events.jsonl") && (is_file("workspace.yaml") || is_dir("checkpoints")) {
+        return Some(Refused::CopilotCli);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_tool_is_recognised_from_its_records() {
+        let copilot = json!({"type": "session.start", "data": {"sessionId": "s"},
+            "id": "e1", "timestamp": "2026-01-01T00:00:00Z", "parentId": null});
+        assert_eq!(record(&copilot), Some(Refused::CopilotCli));
+        let meta = json!({"working_dir": "/w", "description": "d", "schedule_id": null});
+        assert_eq!(record(&meta), Some(Refused::Goose));
+        let goose = json!({"role": "assistant", "created": 1749923359,
+            "content": [{"type": "toolRequest", "id": "t"}]});
+        assert_eq!(record(&goose), Some(Refused::Goose));
+        let part = json!({"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1",
+            "type": "text", "text": "hi"});
+        assert_eq!(record(&part), Some(Refused::OpenCode));
+        // Shapes of the formats ctxray reads are not taken.
+        let chat = json!({"role": "user", "content": "hi"});
+        assert_eq!(record(&chat), None);
+        let codex = json!({"type": "session_meta", "timestamp": "t", "payload": {}});
+        assert_eq!(record(&codex), None);
+        let claude = json!({"type": "user", "uuid": "u", "sessionId": "s",
+            "timestamp": "t", "message": {"role": "user", "content": "x"}});
+        assert_eq!(record(&claude), None);
+    }
+
+    /// Through detection: each is refused by name, none read as another format.
+    #[test]
+    fn loading_names_the_tool() {
+        let cases: [(&str, &str); 4] = [
+            (
+                concat!(
+                    r#"{"type":"session.start","data":{"sessionId":"s","producer":"copilot-agent"},"id":"e1","timestamp":"t","parentId":null}"#,
+                    "\n",
+                    r#"{"type":"user.message","data":{"content":"hi"},"id":"e2","timestamp":"t","parentId":"e1"}"#,
+                    "\n"
+                ),
+                "GitHub Copilot CLI",
+            ),
+            (
+                concat!(
+                    r#"{"working_dir":"/w","description":"d","schedule_id":null,"message_count":2}"#,
+                    "\n",
+                    r#"{"role":"user","created":1749923359,"content":[{"type":"text","text":"hi"}]}"#,
+                    "\n",
+                    r#"{"role":"assistant","created":1749923360,"content":[{"type":"text","text":"yo"}]}"#,
+                    "\n"
+                ),
+                "Goose",
+            ),
+            (
+                r#"{"role":"user","created":1749923359,"content":[{"type":"text","text":"hi"}]}"#,
+                "Goose",
+            ),
+            (
+                r#"{"id":"ses_1","projectID":"p","directory":"/w","title":"t","time":{"created":1}}"#,
+                "opencode",
+            ),
+        ];
+        for (text, tool) in cases {
+            let err = crate::formats::load_bytes(text.as_bytes().to_vec(), None, "x", None)
+                .expect_err(tool)
+                .to_string();
+            assert!(err.contains(tool), "{tool}: {err}");
+        }
+        let db = b"SQLite format 3\0CREATE TABLE `part` (`id` text, `message_id` text)".to_vec();
+        let err = crate::formats::load_bytes(db, None, "opencode.db", None).unwrap_err();
+        assert!(err.to_string().contains("opencode.db"), "{err}");
+    }
+
+    #[test]
+    fn databases_are_told_apart_by_their_tables() {
+        let mut goose = b"SQLite format 3\0".to_vec();
+        goose.extend_from_slice(b"CREATE TABLE messages (id, session_id, content_json) sessions");
+        assert_eq!(database(&goose), Some(Refused::GooseDb));
+        let mut opencode = b"SQLite format 3\0".to_vec();
+        opencode.extend_from_slice(b"CREATE TABLE `part` (`id` text, `message_id` text)");
+        assert_eq!(database(&opencode), Some(Refused::OpenCodeDb));
+        assert_eq!(database(b"SQLite format 3\0CREATE TABLE other (x)"), None);
+        assert_eq!(database(b"{\"a\": 1}"), None);
+    }
+}
