@@ -17,7 +17,7 @@ use super::LoadError;
 use crate::session::Format;
 
 /// How many JSONL records are looked at before giving up.
-const PROBE_LINES: usize = 64;
+pub(crate) const PROBE_LINES: usize = 64;
 
 pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
     let found = match &loaded.doc {

@@ -20,6 +20,7 @@ pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
 pub mod surrogates;
+pub mod uncertain;
 
 pub(crate) mod agent_framework;
 mod anthropic;
@@ -173,6 +174,9 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
 pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
     let mut session = registry::of(format).parse(loaded)?;
     session.renumber();
+    if uncertain::is_uncertain(&session) {
+        uncertain::check(&mut session, &uncertain::Clues::of(loaded, format));
+    }
     Ok(session)
 }
 

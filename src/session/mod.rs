@@ -216,6 +216,9 @@ pub struct Source {
     pub skipped: Vec<Skipped>,
     /// Branches a rewind abandoned: their records were read and are not messages.
     pub abandoned: Vec<Abandoned>,
+    /// Why the format the source was read as may not be its own: its records gave no
+    /// messages, or only opaque ones.
+    pub uncertain: Option<String>,
 }
 
 /// A whole transcript in the common model.

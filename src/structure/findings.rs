@@ -95,6 +95,14 @@ pub fn session_findings(
     for branch in &session.source.abandoned {
         out.push(abandoned_branch(session, branch));
     }
+    if let Some(why) = &session.source.uncertain {
+        out.push(Finding {
+            code: "format-uncertain",
+            severity: Severity::Warn,
+            messages: Vec::new(),
+            detail: why.clone(),
+        });
+    }
     if let Some(window) = window {
         if total_tokens as u64 > window {
             out.push(Finding {

@@ -384,3 +384,33 @@ fn demo_scales_the_window_until_the_preset_fires() {
     let out = run(&["plan", demo, "--preset", "agent-framework", "--demo"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("fires as set"));
 }
+
+/// A record whose content key is misspelt reads as an empty message: the report says the read
+/// is unsure, with the keys the record has, instead of passing it off as a session.
+#[test]
+fn a_read_that_gives_only_empty_messages_is_reported_as_uncertain() {
+    let path = std::env::temp_dir().join(format!("ctxray-uncertain-{}.jsonl", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","message":{"role":"user","contnet":"hi"}}"#,
+    )
+    .unwrap();
+    let o = run(&["report", path.to_str().unwrap(), "--json"]);
+    std::fs::remove_file(&path).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found = doc["findings"].as_array().unwrap();
+    let f = found
+        .iter()
+        .find(|f| f["code"] == "format-uncertain")
+        .unwrap_or_else(|| panic!("no format-uncertain in {found:?}"));
+    assert_eq!(f["severity"], "warn");
+    let detail = f["detail"].as_str().unwrap();
+    assert!(detail.contains("message{role, contnet}"), "{detail}");
+    // A session read as it should be has no such finding.
+    let o = run(&[
+        "report",
+        "fixtures/samples/claude-code-demo.jsonl",
+        "--json",
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("format-uncertain"));
+}

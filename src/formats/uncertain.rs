@@ -1,0 +1,146 @@
+//! Knowing when a read is unsure: a source detected (or forced) as one format whose records
+//! gave no messages, or only opaque ones, is probably another tool's file read wrongly, and
+//! saying nothing would be worse than refusing it.
+//!
+//! Owns: the rule for an uncertain read, and its explanation (the formats whose own sniffs
+//! also take the first records, and the keys those records have, so a tool's fields or a
+//! misspelt key are in plain sight), kept in `Source::uncertain` for the findings to report as
+//! `format-uncertain`. Must not change what was read.
+
+use serde_json::Value;
+
+use super::common::{Doc, Loaded};
+use super::detect::PROBE_LINES;
+use super::registry::FORMATS;
+use crate::session::{Format, Part, Session};
+
+/// What the first records of a source say about it, gathered before they are let go.
+#[derive(Debug, Clone, Default)]
+pub struct Clues {
+    /// Other formats whose sniffs also take the first records.
+    others: Vec<Format>,
+    /// The first record's keys (the document's, for a whole JSON document).
+    keys: Vec<String>,
+}
+
+/// How many keys the explanation lists.
+const KEYS_SHOWN: usize = 12;
+
+impl Clues {
+    /// The clues of `loaded`, read as `chosen`.
+    pub fn of(loaded: &Loaded, chosen: Format) -> Clues {
+        let head: Vec<Value> = match &loaded.doc {
+            Doc::Lines(lines) => lines
+                .head(&loaded.buffer, PROBE_LINES)
+                .into_iter()
+                .map(std::borrow::Cow::into_owned)
+                .collect(),
+            Doc::Json(v) => vec![v.clone()],
+            Doc::Zip => Vec::new(),
+        };
+        let others = FORMATS
+            .iter()
+            .filter(|f| f.format() != chosen)
+            .filter(|f| {
+                let refs: Vec<&Value> = head.iter().collect();
+                head.iter()
+                    .any(|v| f.sniff_record(v) || f.sniff_document(v))
+                    || f.sniff_messages(&refs)
+            })
+            .map(|f| f.format())
+            .collect();
+        // An object's own keys follow it in braces (`message{role, contnet}`): a misspelt
+        // field is one level down as often as not.
+        let keys = head
+            .first()
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .take(KEYS_SHOWN)
+                    .map(|(k, v)| match v.as_object() {
+                        Some(inner) if !inner.is_empty() => {
+                            let inner: Vec<&str> =
+                                inner.keys().take(KEYS_SHOWN).map(String::as_str).collect();
+                            format!("{k}{{{}}}", inner.join(", "))
+                        }
+                        _ => k.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Clues { others, keys }
+    }
+}
+
+/// Whether `session` reads as nothing: records but no messages (and no sessions inside), or
+/// messages that hold nothing but opaque parts.
+pub fn is_uncertain(session: &Session) -> bool {
+    if session.source.records == 0 || !session.children.is_empty() {
+        return false;
+    }
+    session
+        .messages
+        .iter()
+        .all(|m| m.parts.iter().all(|p| matches!(p, Part::Opaque { .. })))
+}
+
+/// Notes in `session.source.uncertain` why its read is unsure, when it is.
+pub fn check(session: &mut Session, clues: &Clues) {
+    if !is_uncertain(session) {
+        return;
+    }
+    let records = session.source.records;
+    let got = match session.messages.len() {
+        0 => "no messages".to_string(),
+        n => format!("{n} message(s) with no readable content"),
+    };
+    let mut why = format!(
+        "read as {}, its {records} record(s) gave {got}: this is probably another tool's file",
+        session.format
+    );
+    if !clues.others.is_empty() {
+        let names: Vec<String> = clues.others.iter().map(|f| format!("--from {f}")).collect();
+        why.push_str(&format!("; it also looks like {}", names.join(" or ")));
+    }
+    if !clues.keys.is_empty() {
+        why.push_str(&format!(
+            "; its first record has the keys {}",
+            clues.keys.join(", ")
+        ));
+    }
+    why.push_str(" (see `ctxray formats` for what is read)");
+    session.source.uncertain = Some(why);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formats::load_bytes;
+
+    fn uncertain(text: &str) -> Option<String> {
+        let s = load_bytes(text.as_bytes().to_vec(), None, "t.jsonl", None).unwrap();
+        s.source.uncertain
+    }
+
+    #[test]
+    fn records_that_give_only_empty_messages_are_an_uncertain_read() {
+        // Qwen Code's records carry Claude Code's envelope and Gemini's `parts`.
+        let qwen = concat!(
+            r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+            "\n",
+            r#"{"uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"t","type":"assistant","message":{"role":"model","parts":[{"text":"yo"}]}}"#,
+            "\n"
+        );
+        let why = uncertain(qwen).expect("uncertain");
+        assert!(
+            why.starts_with("read as claude-code, its 2 record(s) gave 2 message(s)"),
+            "{why}"
+        );
+        assert!(why.contains("message{role, parts}"), "{why}");
+        // The same records with their content read are certain.
+        let claude = qwen.replace(
+            "\"parts\":[{\"text\"",
+            "\"content\":[{\"type\":\"text\",\"text\"",
+        );
+        assert_eq!(uncertain(&claude), None);
+    }
+}
