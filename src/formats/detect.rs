@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::common::{str_at, Doc, Loaded};
 use super::registry::FORMATS;
 use super::session_format::SessionFormat;
+use super::unread;
 use super::LoadError;
 use crate::session::Format;
 
@@ -29,12 +30,20 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
                 LoadError::not_session(&loaded.shown, "not JSON and not a known text format")
             }))
         }
-        Doc::Lines(lines) if lines.len() == 1 => loaded
-            .document()
-            .and_then(|v| detect_record(v).or_else(|| detect_document(v))),
+        Doc::Lines(lines) if lines.len() == 1 => {
+            if let Some(tool) = loaded.document().and_then(unread::tool_of) {
+                return Err(LoadError::not_session(&loaded.shown, unread::refusal(tool)));
+            }
+            loaded
+                .document()
+                .and_then(|v| detect_record(v).or_else(|| detect_document(v)))
+        }
         Doc::Lines(lines) => {
             // Only the first lines are looked at: the others' values are not built.
             let head = lines.head(&loaded.buffer, PROBE_LINES);
+            if let Some(tool) = head.iter().find_map(|v| unread::tool_of(v)) {
+                return Err(LoadError::not_session(&loaded.shown, unread::refusal(tool)));
+            }
             head.iter()
                 .find_map(|v| detect_record(v))
                 .or_else(|| detect_messages(head.iter().map(|v| &**v)))

@@ -19,6 +19,7 @@ pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
 pub mod surrogates;
+pub(crate) mod unread;
 
 pub(crate) mod agent_framework;
 mod aider;
