@@ -51,6 +51,18 @@ pub enum Doc {
     Json(Value),
     /// A zip archive (inspect_ai `.eval`).
     Zip,
+    /// UTF-8 text that is neither JSON nor JSON Lines. Only a format that reads text (aider's
+    /// markdown history) takes it; for any other it is refused with `refusal`, the error a
+    /// JSON reader gives for these bytes.
+    Text(Refusal),
+}
+
+/// Why text that is not JSON is not a session, for the formats that read only JSON.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// 1-based line of the JSON error.
+    pub line: usize,
+    pub what: String,
 }
 
 /// The valid lines of a JSONL source. Every line is checked when the source is split (so the
@@ -250,6 +262,7 @@ impl Loaded {
             Doc::Json(Value::Array(items)) => items.len(),
             Doc::Json(_) => 1,
             Doc::Zip => 0,
+            Doc::Text(_) => self.text().map_or(0, |t| t.lines().count()),
         }
     }
 
@@ -312,6 +325,28 @@ impl Loaded {
             let value = s.parse(&self.buffer);
             f(s.item(&value))
         })
+    }
+
+    /// The source as UTF-8 text (after any byte-order mark), whatever it was split into: a
+    /// text format's file may hold lines that happen to be JSON. `None` for a zip archive or
+    /// bytes that are not UTF-8.
+    pub fn text(&self) -> Option<&str> {
+        match &self.doc {
+            Doc::Zip => None,
+            _ => std::str::from_utf8(self.buffer.get(self.start..)?).ok(),
+        }
+    }
+
+    /// The error a reader of JSON gives for a [`Doc::Text`] source.
+    pub fn refusal(&self) -> Option<LoadError> {
+        match &self.doc {
+            Doc::Text(r) => Some(LoadError::Malformed {
+                path: self.shown.clone(),
+                line: r.line,
+                what: r.what.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// The whole document as one JSON value: the document itself, or the only line of a
@@ -403,15 +438,23 @@ fn split(
                 if lines.is_empty() {
                     skipped.clear();
                     let why = describe_json_error(body, &whole);
-                    let what = if !why.starts_with("not valid UTF-8") && looks_binary(body) {
+                    let binary = !why.starts_with("not valid UTF-8") && looks_binary(body);
+                    let what = if binary {
                         "not a session: binary data, expected JSON or JSON Lines".to_string()
                     } else {
                         format!("not a session: expected JSON or JSON Lines ({why})")
                     };
-                    return Err(LoadError::Malformed {
-                        path: shown.to_string(),
+                    let refusal = Refusal {
                         line: whole.line(),
                         what,
+                    };
+                    if !binary && std::str::from_utf8(body).is_ok() {
+                        return Ok(Doc::Text(refusal));
+                    }
+                    return Err(LoadError::Malformed {
+                        path: shown.to_string(),
+                        line: refusal.line,
+                        what: refusal.what,
                     });
                 }
                 return Ok(Doc::Lines(lines));

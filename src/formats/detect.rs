@@ -20,14 +20,31 @@ use crate::session::Format;
 pub(crate) const PROBE_LINES: usize = 64;
 
 pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
+    // A text format's head line is never JSON, so asking it first takes nothing from JSON.
+    if let Some(found) = first_line(loaded).and_then(|head| first(|f| f.sniff_text(head))) {
+        return Ok(found);
+    }
     let found = match &loaded.doc {
         Doc::Zip => first(|f| f.reads_zip()),
-        Doc::Lines(lines) if lines.len() == 1 => loaded
-            .document()
-            .and_then(|v| detect_record(v).or_else(|| detect_document(v))),
+        Doc::Text(_) => {
+            return Err(loaded.refusal().unwrap_or_else(|| {
+                LoadError::not_session(&loaded.shown, "not JSON and not a known text format")
+            }))
+        }
+        Doc::Lines(lines) if lines.len() == 1 => {
+            if let Some(tool) = loaded.document().and_then(refused::before_sniffs) {
+                return Err(tool.error(&loaded.shown));
+            }
+            loaded
+                .document()
+                .and_then(|v| detect_record(v).or_else(|| detect_document(v)))
+        }
         Doc::Lines(lines) => {
             // Only the first lines are looked at: the others' values are not built.
             let head = lines.head(&loaded.buffer, PROBE_LINES);
+            if let Some(tool) = head.iter().find_map(|v| refused::before_sniffs(v)) {
+                return Err(tool.error(&loaded.shown));
+            }
             let record = head.iter().find_map(|v| detect_record(v));
             if record.is_none() {
                 // A refused tool's records may look like a list of messages (Goose's do).
@@ -57,6 +74,19 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
         }
         LoadError::not_session(&loaded.shown, why)
     })
+}
+
+/// The first non-blank line of a source that does not start as JSON does.
+fn first_line(loaded: &Loaded) -> Option<&str> {
+    let body = loaded.buffer.get(loaded.start..)?;
+    let at = body.iter().position(|b| !b.is_ascii_whitespace())?;
+    if matches!(body[at], b'{' | b'[') || matches!(loaded.doc, Doc::Zip) {
+        return None;
+    }
+    let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i);
+    std::str::from_utf8(body.get(at..end)?)
+        .ok()
+        .map(str::trim_end)
 }
 
 /// The first format, in the registry's order, that `accepts`.

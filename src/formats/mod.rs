@@ -23,6 +23,7 @@ pub mod surrogates;
 pub mod uncertain;
 
 pub(crate) mod agent_framework;
+mod aider;
 mod anthropic;
 mod claude_code;
 mod codex;
@@ -172,7 +173,11 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
 
 /// Parses already-loaded bytes as the given format.
 pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
-    let mut session = registry::of(format).parse(loaded)?;
+    let module = registry::of(format);
+    if let (Some(refusal), false) = (loaded.refusal(), module.reads_text()) {
+        return Err(refusal);
+    }
+    let mut session = module.parse(loaded)?;
     session.renumber();
     if uncertain::is_uncertain(&session) {
         uncertain::check(&mut session, &uncertain::Clues::of(loaded, format));

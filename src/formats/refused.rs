@@ -4,8 +4,21 @@
 //! message to be read as one, its tool requests lost).
 //!
 //! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
-//! `sessions.db` SQLite store), and opencode storage (the legacy JSON files under `storage/`
-//! and the `opencode.db` SQLite store), from their content, and the refusal naming each. The
+//! `sessions.db` SQLite store), opencode storage (the legacy JSON files under `storage/` and
+//! the `opencode.db` SQLite store), Qwen Code chats and pi sessions, from their content, and
+//! the refusal naming each. Qwen Code and pi look enough like formats ctxray reads (Claude
+//! Code's envelope, a Responses-like item) to be asked about before any format's sniff
+//! ([`before_sniffs`]); the others only when no format took the source ([`record`]).
+//!
+//! - Qwen Code (a Gemini CLI fork) records its chats as JSONL whose records carry Claude Code's
+//!   `uuid`/`parentUuid`/`sessionId` and `type: user | assistant | tool_result | system`, but
+//!   hold a Gemini `Content` (`message: {role, parts}`) where Claude Code holds
+//!   `message: {role, content}` (`ChatRecord` in QwenLM/qwen-code
+//!   `packages/core/src/services/chatRecordingService.ts`).
+//! - pi (badlogic/pi-mono's coding agent) writes a `{type: "session", id, timestamp, cwd}`
+//!   header line, then entries such as `{type: "message", message: {role: user | assistant |
+//!   toolResult | bashExecution | …, content}}` (`SessionHeader`, `SessionMessageEntry` in
+//!   `packages/coding-agent/src/core/session-manager.ts`). The
 //! shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
 //! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
 //! files), Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
@@ -27,6 +40,8 @@ pub enum Refused {
     GooseDb,
     OpenCode,
     OpenCodeDb,
+    QwenCode,
+    Pi,
 }
 
 impl Refused {
@@ -54,6 +69,14 @@ impl Refused {
                 "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
                  sessions yet"
             }
+            Refused::QwenCode => {
+                "a Qwen Code session (Claude Code's record envelope around Gemini `parts`): \
+                 ctxray does not read Qwen Code sessions yet (use --from to force a format)"
+            }
+            Refused::Pi => {
+                "a pi session (a `session` header, then `message` entries): ctxray does not \
+                 read pi sessions yet (use --from to force a format)"
+            }
         }
     }
 
@@ -78,6 +101,41 @@ pub fn database(bytes: &[u8]) -> Option<Refused> {
         return Some(Refused::OpenCodeDb);
     }
     None
+}
+
+/// A record of a tool whose records a format ctxray reads would take (Qwen Code's look like
+/// Claude Code's), asked before any format's sniff.
+pub fn before_sniffs(v: &Value) -> Option<Refused> {
+    if is_qwen_code(v) {
+        return Some(Refused::QwenCode);
+    }
+    is_pi(v).then_some(Refused::Pi)
+}
+
+/// A Qwen Code chat record: Claude Code's keys around a Gemini `Content`.
+fn is_qwen_code(v: &Value) -> bool {
+    let keyed = v.get("uuid").is_some() && v.get("sessionId").is_some();
+    let kind = matches!(
+        str_at(v, "type"),
+        Some("user" | "assistant" | "tool_result" | "system")
+    );
+    let gemini = v.pointer("/message/parts").is_some_and(Value::is_array)
+        && v.pointer("/message/content").is_none();
+    keyed && kind && gemini
+}
+
+/// A pi session header, or one of its message entries.
+fn is_pi(v: &Value) -> bool {
+    match str_at(v, "type") {
+        Some("session") => {
+            str_at(v, "id").is_some() && str_at(v, "cwd").is_some() && v.get("timestamp").is_some()
+        }
+        Some("message") => matches!(
+            v.pointer("/message/role").and_then(Value::as_str),
+            Some("toolResult" | "bashExecution" | "branchSummary" | "compactionSummary")
+        ),
+        _ => false,
+    }
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -240,5 +298,63 @@ mod tests {
         assert_eq!(database(&opencode), Some(Refused::OpenCodeDb));
         assert_eq!(database(b"SQLite format 3\0CREATE TABLE other (x)"), None);
         assert_eq!(database(b"{\"a\": 1}"), None);
+    }
+}
+
+#[cfg(test)]
+mod before_sniffs_tests {
+    //! Hand-written records in the shapes the writers named above produce (no real session of
+    //! either tool under a permissive licence and small enough for `fixtures/` was found).
+
+    use crate::formats::load_bytes;
+
+    fn refused(text: &str) -> String {
+        load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn qwen_code_is_refused_by_name_not_read_as_claude_code() {
+        let text = concat!(
+            r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-10-01T00:00:00Z","type":"user","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+            "\n",
+            r#"{"uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2025-10-01T00:00:01Z","type":"assistant","cwd":"/p","version":"0.1.0","model":"qwen3-coder-plus","message":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"read_file","args":{"path":"a"}}}]}}"#,
+            "\n",
+            r#"{"uuid":"t1","parentUuid":"a1","sessionId":"s","timestamp":"2025-10-01T00:00:02Z","type":"tool_result","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"read_file","response":{"output":"x"}}}]}}"#,
+            "\n",
+        );
+        let err = refused(text);
+        assert!(
+            err.starts_with("s.jsonl: not a session file: a Qwen Code session"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn pi_is_refused_by_name_not_read_as_another_format() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-12-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"m1","parentId":null,"timestamp":"2025-12-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#,
+            "\n",
+            r#"{"type":"message","id":"m2","parentId":"m1","timestamp":"2025-12-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"usage":{"input":10,"output":2,"cacheRead":0,"cacheWrite":0}}}"#,
+            "\n",
+            r#"{"type":"message","id":"m3","parentId":"m2","timestamp":"2025-12-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"x"}],"isError":false}}"#,
+            "\n",
+        );
+        let err = refused(text);
+        assert!(
+            err.starts_with("s.jsonl: not a session file: a pi session"),
+            "{err}"
+        );
+        // Without its header, a message entry still names the tool.
+        let tail: String = text.lines().skip(3).collect();
+        assert!(
+            refused(&tail).contains("a pi session"),
+            "{}",
+            refused(&tail)
+        );
     }
 }

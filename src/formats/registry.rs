@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
+    agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
     openai_agents, openai_chat, openai_responses, openhands, openhands_v0, pydantic_ai,
 };
 use crate::session::Format;
@@ -26,6 +26,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &gemini_cli::GeminiCli,
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
+    &aider::Aider,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
@@ -101,6 +102,7 @@ mod tests {
             Format::INSPECT_AI,
             Format::GEMINI_CLI,
             Format::OPENAI_AGENTS,
+            Format::AIDER,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

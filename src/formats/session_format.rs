@@ -40,6 +40,18 @@ pub trait SessionFormat: Sync {
         false
     }
 
+    /// Whether a source that is text rather than JSON (its first non-blank line is `head`) is
+    /// this format's. A format that says yes for some text reads sources of any shape
+    /// ([`Loaded::text`]).
+    fn sniff_text(&self, _head: &str) -> bool {
+        false
+    }
+
+    /// Whether this format reads text sources (`Doc::Text`); any other refuses them.
+    fn reads_text(&self) -> bool {
+        false
+    }
+
     /// Whether a zip archive is this format's.
     fn reads_zip(&self) -> bool {
         false

@@ -36,7 +36,7 @@ impl Clues {
                 .map(std::borrow::Cow::into_owned)
                 .collect(),
             Doc::Json(v) => vec![v.clone()],
-            Doc::Zip => Vec::new(),
+            Doc::Zip | Doc::Text(_) => Vec::new(),
         };
         let others = FORMATS
             .iter()

@@ -25,6 +25,7 @@ impl Format {
     pub const INSPECT_AI: Format = Format("inspect-ai");
     pub const GEMINI_CLI: Format = Format("gemini-cli");
     pub const OPENAI_AGENTS: Format = Format("openai-agents");
+    pub const AIDER: Format = Format("aider");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.

@@ -326,7 +326,7 @@ fn records(loaded: &Loaded) -> Vec<Item<'_>> {
             range: None,
             value,
         }],
-        Doc::Zip => Vec::new(),
+        Doc::Zip | Doc::Text(_) => Vec::new(),
     }
 }
 

@@ -67,6 +67,7 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         _ => {
             let why = match loaded.doc {
                 Doc::Zip => "a zip archive, not an OpenHands trajectory",
+                Doc::Text(_) => "text, not an OpenHands trajectory",
                 _ => "expected a JSON array of OpenHands events",
             };
             return Err(LoadError::not_session(&loaded.shown, why));
