@@ -150,7 +150,7 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
     }
     Err(LoadError::not_session(
         &shown,
-        "a directory, but not an OpenHands conversation (no events/ or base_state.json); give a session file",
+        "a directory, but not an OpenHands conversation (no events/ and no event-<n>-<id>.json files); give a session file",
     ))
 }
 
