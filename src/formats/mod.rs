@@ -32,6 +32,7 @@ mod openai_responses;
 mod openhands;
 mod openhands_v0;
 mod pydantic_ai;
+mod swe_agent;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain, openai_chat,
-    openai_responses, openhands, openhands_v0, pydantic_ai,
+    openai_responses, openhands, openhands_v0, pydantic_ai, swe_agent,
 };
 use crate::session::Format;
 
@@ -25,6 +25,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
     &inspect_ai::InspectAi,
+    &swe_agent::SweAgent,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
@@ -99,6 +100,7 @@ mod tests {
             Format::AGENT_FRAMEWORK,
             Format::INSPECT_AI,
             Format::GEMINI_CLI,
+            Format::SWE_AGENT,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

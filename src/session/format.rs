@@ -24,6 +24,7 @@ impl Format {
     pub const AGENT_FRAMEWORK: Format = Format("agent-framework");
     pub const INSPECT_AI: Format = Format("inspect-ai");
     pub const GEMINI_CLI: Format = Format("gemini-cli");
+    pub const SWE_AGENT: Format = Format("swe-agent");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.
