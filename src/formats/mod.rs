@@ -30,6 +30,7 @@ mod langchain;
 mod openai_chat;
 mod openai_responses;
 mod openhands;
+mod openhands_eval;
 mod openhands_v0;
 mod pydantic_ai;
 mod swe_agent;

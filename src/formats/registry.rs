@@ -13,7 +13,7 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain, openai_chat,
-    openai_responses, openhands, openhands_v0, pydantic_ai, swe_agent,
+    openai_responses, openhands, openhands_eval, openhands_v0, pydantic_ai, swe_agent,
 };
 use crate::session::Format;
 
@@ -21,6 +21,7 @@ use crate::session::Format;
 pub static FORMATS: &[&dyn SessionFormat] = &[
     &claude_code::ClaudeCode,
     &codex::Codex,
+    &openhands_eval::OpenHandsEval,
     &openhands::OpenHands,
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
@@ -101,6 +102,7 @@ mod tests {
             Format::INSPECT_AI,
             Format::GEMINI_CLI,
             Format::SWE_AGENT,
+            Format::OPENHANDS_EVAL,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

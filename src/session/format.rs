@@ -16,6 +16,7 @@ impl Format {
     pub const CODEX: Format = Format("codex");
     pub const OPENHANDS: Format = Format("openhands");
     pub const OPENHANDS_V0: Format = Format("openhands-v0");
+    pub const OPENHANDS_EVAL: Format = Format("openhands-eval");
     pub const OPENAI_CHAT: Format = Format("openai-chat");
     pub const OPENAI_RESPONSES: Format = Format("openai-responses");
     pub const ANTHROPIC: Format = Format("anthropic");

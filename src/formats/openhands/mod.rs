@@ -89,7 +89,7 @@ impl super::session_format::SessionFormat for OpenHands {
 
 /// An SDK event: a `kind` naming an event, observation or condensation, a `source` and a
 /// string `id`.
-fn is_event(v: &Value) -> bool {
+pub(crate) fn is_event(v: &Value) -> bool {
     let Some(kind) = str_at(v, "kind") else {
         return false;
     };
@@ -117,6 +117,15 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         }
     }
     Ok(builder.finish())
+}
+
+/// Reads events another source holds (an evaluation output's `history`) into `session`.
+pub(crate) fn read_events(session: Session, items: &[Item<'_>]) -> Session {
+    let mut builder = Builder::new(session, None);
+    for item in items {
+        builder.event(item);
+    }
+    builder.finish()
 }
 
 /// The event records of a loaded file, whatever its shape.
