@@ -357,6 +357,27 @@ fn every_directory_layout_of_the_same_events_reads_the_same() {
     assert!(whole.model.is_some());
 }
 
+/// The session picker finds a CLI run (event files at the top of its directory) as it finds a
+/// conversation directory, titled by its first user message.
+#[test]
+fn the_picker_finds_a_directory_of_top_level_event_files() {
+    let home = tempfile::tempdir().unwrap();
+    let run = home.path().join(".openhands/conversations/5d1e");
+    std::fs::create_dir_all(&run).unwrap();
+    let events = root().join("fixtures/openhands/conversation/events");
+    for entry in std::fs::read_dir(&events).unwrap() {
+        let from = entry.unwrap().path();
+        std::fs::copy(&from, run.join(from.file_name().unwrap())).unwrap();
+    }
+    std::fs::create_dir_all(home.path().join(".openhands/conversations/empty/misc")).unwrap();
+    let loc = crate::live::discover::Locations::under_home(home.path());
+    let found = crate::live::discover::discover(&loc).found;
+    let paths: Vec<&Path> = found.iter().map(|f| f.path.as_path()).collect();
+    assert_eq!(paths, vec![run.as_path()]);
+    assert_eq!(found[0].tool, Format::OPENHANDS);
+    assert!(found[0].title.is_some());
+}
+
 #[test]
 fn event_file_names_follow_the_sdk_pattern() {
     use super::event_file_index as idx;
