@@ -138,3 +138,43 @@ fn plain_histories_are_not_swe_agent() {
     let s = load_bytes(doc.as_bytes().to_vec(), None, "c.json", None);
     assert_ne!(s.ok().map(|s| s.format), Some(Format::SWE_AGENT));
 }
+
+/// A retry loop's trajectory: every attempt a child, the chosen one also the document's own.
+#[test]
+fn retry_loop_attempts_are_children() {
+    let run = |text: &str| {
+        format!(
+            r#"{{"history": [{{"role": "system", "content": "sys", "agent": "main", "message_type": "system_prompt"}},
+            {{"role": "assistant", "content": "{text}", "agent": "main", "message_type": "action"}}],
+            "trajectory": [], "info": {{}}}}"#
+        )
+    };
+    let chosen = format!(
+        r#"{{"attempts": [{}, {}, {{"info": {{}}}}], "history": [{{"role": "user", "content": "u", "agent": "main"}}], "info": {{"best_attempt_idx": 1}}}}"#,
+        run("first"),
+        run("second")
+    );
+    let s = load_bytes(chosen.into_bytes(), None, "r.traj", None).unwrap();
+    assert_eq!(s.format, Format::SWE_AGENT);
+    assert_eq!(roles(&s), vec!["user"]);
+    let titles: Vec<&str> = s
+        .children
+        .iter()
+        .filter_map(|c| c.title.as_deref())
+        .collect();
+    assert_eq!(titles, vec!["attempt 1", "attempt 2", "attempt 3"]);
+    assert_eq!(roles(&s.children[1]), vec!["system", "assistant"]);
+    assert_eq!(s.children[1].messages[1].parts[0].plain_text(), "second");
+    let raw = s.children[1]
+        .raw_record(&s.children[1].messages[1])
+        .unwrap();
+    assert!(std::str::from_utf8(&raw).unwrap().contains("second"));
+    assert_eq!(s.source.skipped.len(), 1);
+    assert!(s.source.skipped[0].reason.starts_with("attempt 3"));
+
+    let unchosen = format!(r#"{{"attempts": [{}]}}"#, run("only"));
+    let s = load_bytes(unchosen.into_bytes(), None, "u.traj", None).unwrap();
+    assert_eq!(s.format, Format::SWE_AGENT);
+    assert!(s.messages.is_empty());
+    assert_eq!(s.children.len(), 1);
+}
