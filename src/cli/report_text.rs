@@ -99,9 +99,15 @@ fn write_session(out: &mut impl Write, a: &Analysis, st: Style, depth: usize) ->
         write_mark(out, mark, st, &pad)?;
     }
     write_totals(out, a, st, &pad)?;
+    // A source of many sessions (an evaluation log's instances, a log's samples) has no
+    // messages of its own: its children are sessions, not subagents.
+    let label = match a.session.messages.is_empty() {
+        true => "session:",
+        false => "subagent:",
+    };
     for child in &a.children {
         writeln!(out)?;
-        writeln!(out, "{pad}{}", st.bold("subagent:"))?;
+        writeln!(out, "{pad}{}", st.bold(label))?;
         write_session(out, child, st, depth + 1)?;
     }
     Ok(())

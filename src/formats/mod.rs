@@ -34,8 +34,10 @@ mod openai_agents;
 mod openai_chat;
 mod openai_responses;
 mod openhands;
+mod openhands_eval;
 mod openhands_v0;
 mod pydantic_ai;
+mod swe_agent;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -167,7 +169,7 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
     }
     Err(LoadError::not_session(
         &shown,
-        "a directory, but not an OpenHands conversation (no events/ or base_state.json); give a session file",
+        "a directory, but not an OpenHands conversation (no events/ and no event-<n>-<id>.json files); give a session file",
     ))
 }
 

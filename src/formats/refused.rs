@@ -18,8 +18,9 @@
 //! - pi (badlogic/pi-mono's coding agent) writes a `{type: "session", id, timestamp, cwd}`
 //!   header line, then entries such as `{type: "message", message: {role: user | assistant |
 //!   toolResult | bashExecution | …, content}}` (`SessionHeader`, `SessionMessageEntry` in
-//!   `packages/coding-agent/src/core/session-manager.ts`). The
-//! shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
+//!   `packages/coding-agent/src/core/session-manager.ts`).
+//!
+//! The other shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
 //! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
 //! files), Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
 //! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at

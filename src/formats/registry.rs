@@ -13,7 +13,8 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, openhands, openhands_v0, pydantic_ai,
+    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0,
+    pydantic_ai, swe_agent,
 };
 use crate::session::Format;
 
@@ -21,12 +22,14 @@ use crate::session::Format;
 pub static FORMATS: &[&dyn SessionFormat] = &[
     &claude_code::ClaudeCode,
     &codex::Codex,
+    &openhands_eval::OpenHandsEval,
     &openhands::OpenHands,
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
     &aider::Aider,
+    &swe_agent::SweAgent,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
@@ -103,6 +106,8 @@ mod tests {
             Format::GEMINI_CLI,
             Format::OPENAI_AGENTS,
             Format::AIDER,
+            Format::SWE_AGENT,
+            Format::OPENHANDS_EVAL,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

@@ -16,6 +16,7 @@ impl Format {
     pub const CODEX: Format = Format("codex");
     pub const OPENHANDS: Format = Format("openhands");
     pub const OPENHANDS_V0: Format = Format("openhands-v0");
+    pub const OPENHANDS_EVAL: Format = Format("openhands-eval");
     pub const OPENAI_CHAT: Format = Format("openai-chat");
     pub const OPENAI_RESPONSES: Format = Format("openai-responses");
     pub const ANTHROPIC: Format = Format("anthropic");
@@ -26,6 +27,7 @@ impl Format {
     pub const GEMINI_CLI: Format = Format("gemini-cli");
     pub const OPENAI_AGENTS: Format = Format("openai-agents");
     pub const AIDER: Format = Format("aider");
+    pub const SWE_AGENT: Format = Format("swe-agent");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.

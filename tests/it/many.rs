@@ -195,3 +195,83 @@ fn check_jsonl_writes_one_line_a_finding_and_names_each_instance_of_a_log() {
         }
     }
 }
+
+/// A Python that can `import duckdb`: `CTXRAY_DUCKDB_PYTHON`, else `python3`. CI installs
+/// one and sets `CTXRAY_REQUIRE_DUCKDB`, which makes its absence a failure, not a skip.
+fn duckdb_python() -> Option<String> {
+    let candidates = [
+        std::env::var("CTXRAY_DUCKDB_PYTHON").ok(),
+        Some("python3".into()),
+    ];
+    let found = candidates.into_iter().flatten().find(|py| {
+        Command::new(py)
+            .args(["-c", "import duckdb"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CTXRAY_REQUIRE_DUCKDB").is_none(),
+            "CTXRAY_REQUIRE_DUCKDB is set but no Python with duckdb was found"
+        );
+        eprintln!("skipped: no Python with duckdb (pip install duckdb, or CTXRAY_DUCKDB_PYTHON)");
+    }
+    found
+}
+
+/// The issue's recipe, end to end: `check --format jsonl --jobs 2` over OpenHands evaluation
+/// outputs (every instance checked on its own), loaded into DuckDB with `read_json_auto`, gives
+/// per-instance, per-code counts equal to those of the lines themselves.
+#[test]
+fn check_jsonl_over_evaluation_outputs_loads_into_duckdb() {
+    let Some(py) = duckdb_python() else { return };
+    let o = run(&[
+        "check",
+        "fixtures/openhands-eval/openagentsafety-v1.jsonl",
+        "fixtures/openhands-eval/multi-swe-bench-v0-first-line.jsonl",
+        "--preset",
+        "hermes",
+        "--demo",
+        "--format",
+        "jsonl",
+        "--jobs",
+        "2",
+    ]);
+    let rows = lines(&o);
+    let mut expected: std::collections::BTreeMap<(String, String), i64> = Default::default();
+    for r in &rows {
+        let key = (
+            r["session"].as_str().unwrap().to_string(),
+            r["code"].as_str().unwrap().to_string(),
+        );
+        *expected.entry(key).or_default() += 1;
+    }
+    // All three instances of the two files have findings of their own.
+    let instances: std::collections::BTreeSet<&String> = expected.keys().map(|k| &k.0).collect();
+    assert_eq!(instances.len(), 3, "{expected:?}");
+    let out = std::env::temp_dir().join(format!("ctxray-duck-{}.jsonl", std::process::id()));
+    std::fs::write(&out, &o.stdout).unwrap();
+    let query = format!(
+        "import duckdb\n\
+         rows = duckdb.sql(\"SELECT session, code, count(*) FROM read_json_auto('{}') \
+         GROUP BY session, code ORDER BY session, code\").fetchall()\n\
+         for s, c, n in rows: print(f'{{s}}\\t{{c}}\\t{{n}}')\n",
+        out.display()
+    );
+    let duck = Command::new(&py).args(["-c", &query]).output().unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert!(
+        duck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&duck.stderr)
+    );
+    let got: std::collections::BTreeMap<(String, String), i64> = String::from_utf8(duck.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            ((f[0].to_string(), f[1].to_string()), f[2].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, expected);
+}

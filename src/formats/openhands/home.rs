@@ -1,5 +1,6 @@
 //! Where OpenHands keeps its conversations: directories (`<id>/base_state.json` +
-//! `events/event-*.json`) under `conversations/` and `agent-canvas/conversations/`.
+//! `events/event-*.json`, or the CLI's `<id>/event-*.json`) under `conversations/` and
+//! `agent-canvas/conversations/`.
 //!
 //! Owns: deciding whether a directory is a conversation, its size and last activity (newest of
 //! its files, not of the directories), and a title from the first user `MessageEvent` among its first few events. Must
@@ -51,22 +52,29 @@ struct Conversation {
     title: Option<String>,
 }
 
-/// Looks at `dir`; `None` if it is not a conversation (no `events/` and no `base_state.json`).
+/// Looks at `dir`; `None` if it is not a conversation (no `events/`, no `base_state.json` and
+/// no event files at its top, as the CLI leaves its runs).
 fn conversation(finder: &mut Finder, dir: &Entry) -> Option<Conversation> {
-    let entries = finder.list(&dir.path);
-    let base = entries
+    let (base, rest): (Vec<Entry>, Vec<Entry>) = finder
+        .list(&dir.path)
+        .into_iter()
+        .partition(|e| e.name() == "base_state.json" && e.is_file());
+    let events_dir = rest
         .iter()
-        .find(|e| e.name() == "base_state.json" && e.is_file());
-    let events_dir = entries.iter().find(|e| e.name() == "events" && e.is_dir());
-    if base.is_none() && events_dir.is_none() {
+        .find(|e| e.name() == "events" && e.is_dir())
+        .map(|e| e.path.clone());
+    let mut events: Vec<Entry> = match &events_dir {
+        Some(d) => finder.list(d),
+        None => rest
+            .into_iter()
+            .filter(|e| super::event_file_index(e.name()).is_some())
+            .collect(),
+    };
+    if base.is_empty() && events_dir.is_none() && events.is_empty() {
         return None;
     }
-    let mut events: Vec<Entry> = match events_dir {
-        Some(d) => finder.list(&d.path),
-        None => Vec::new(),
-    };
     events.retain(|e| e.is_file() && e.name().ends_with(".json"));
-    let files = base.into_iter().chain(events.iter());
+    let files = base.iter().chain(events.iter());
     let mut size = 0;
     let mut newest: Option<SystemTime> = None;
     for file in files {

@@ -1,5 +1,7 @@
 //! OpenHands V1 (software-agent-sdk) conversations: events as JSONL, as a JSON array, a single
-//! event object, or a conversation directory (`base_state.json` + `events/event-<idx>-<id>.json`).
+//! event object, or a directory of event files: a conversation directory (`base_state.json` +
+//! `events/event-<idx>-<id>.json`), its `events/` alone, or the event files at the top level of
+//! a directory (as the CLI leaves its runs).
 //!
 //! Owns: finding and ordering the event records (here) and mapping each event onto the common
 //! model (`events`, `content`, `stats`). It knows nothing of tokens or compaction presets: a
@@ -58,7 +60,9 @@ impl super::session_format::SessionFormat for OpenHands {
     }
 
     fn claims_dir(&self, path: &Path) -> bool {
-        path.join("events").is_dir() || path.join("base_state.json").is_file()
+        path.join("events").is_dir()
+            || path.join("base_state.json").is_file()
+            || event_file_names(path).is_ok_and(|names| !names.is_empty())
     }
 
     fn writes_lines(&self) -> bool {
@@ -91,7 +95,7 @@ impl super::session_format::SessionFormat for OpenHands {
 
 /// An SDK event: a `kind` naming an event, observation or condensation, a `source` and a
 /// string `id`.
-fn is_event(v: &Value) -> bool {
+pub(crate) fn is_event(v: &Value) -> bool {
     let Some(kind) = str_at(v, "kind") else {
         return false;
     };
@@ -121,6 +125,15 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     Ok(builder.finish())
 }
 
+/// Reads events another source holds (an evaluation output's `history`) into `session`.
+pub(crate) fn read_events(session: Session, items: &[Item<'_>]) -> Session {
+    let mut builder = Builder::new(session, None);
+    for item in items {
+        builder.event(item);
+    }
+    builder.finish()
+}
+
 /// The event records of a loaded file, whatever its shape.
 fn event_items(loaded: &Loaded) -> Vec<Item<'_>> {
     match (&loaded.doc, loaded.document()) {
@@ -144,24 +157,25 @@ fn trimmed_len(buffer: &[u8]) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-/// A conversation directory (`events/` holding `event-<idx>-<id>.json` files, plus
-/// `base_state.json`); `None` when `path` is not one.
+/// A directory of event files in any layout the SDK and the CLI write: a conversation
+/// directory (`events/` holding `event-<idx>-<id>.json` files, plus `base_state.json`), the
+/// `events/` directory itself, or a directory holding the event files at its top level (the
+/// CLI's runs, without `events/` or `base_state.json`); `None` when `path` holds no events.
 ///
 /// The event files are concatenated, in index order and each followed by a newline, into one
 /// buffer so that `Message::raw` ranges point into it; `source_index` is the position of the
 /// file in that order. A file that cannot be read or is not JSON is reported as skipped (with
 /// its file name) and keeps its position.
 pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
-    let events_dir = path.join("events");
-    if !events_dir.is_dir() {
+    let Some((events_dir, names)) = events_of(path)? else {
         return Ok(None);
-    }
+    };
     let shown = path.display().to_string();
-    let names = event_file_names(&events_dir).map_err(|source| LoadError::Io {
-        path: events_dir.display().to_string(),
-        source,
-    })?;
-    let base = read_base_state(path);
+    let base = read_base_state(path).or_else(|| {
+        // The `events/` directory given itself: its conversation's state is beside it.
+        let parent = path.parent().filter(|p| p.join("events") == path)?;
+        read_base_state(parent)
+    });
 
     let mut buffer: Vec<u8> = Vec::new();
     let mut records: Vec<(usize, (usize, usize), Value)> = Vec::new();
@@ -201,6 +215,24 @@ pub fn load_dir(path: &Path) -> Result<Option<Session>, LoadError> {
         });
     }
     Ok(Some(builder.finish()))
+}
+
+/// Where the event files of `path` are, and their names: `events/` when there is one, else
+/// `path` itself when it holds event files at its top level.
+fn events_of(path: &Path) -> Result<Option<(std::path::PathBuf, Vec<String>)>, LoadError> {
+    let names_in = |dir: &Path| {
+        event_file_names(dir).map_err(|source| LoadError::Io {
+            path: dir.display().to_string(),
+            source,
+        })
+    };
+    let events_dir = path.join("events");
+    if events_dir.is_dir() {
+        let names = names_in(&events_dir)?;
+        return Ok(Some((events_dir, names)));
+    }
+    let names = names_in(path)?;
+    Ok((!names.is_empty()).then(|| (path.to_path_buf(), names)))
 }
 
 /// Names of the event files in `dir`, sorted by their index (other files are ignored, as the

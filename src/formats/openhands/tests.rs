@@ -318,6 +318,66 @@ fn a_directory_without_events_is_not_a_conversation() {
     assert!(super::load_dir(&dir).unwrap().is_none());
 }
 
+/// What a reading of a directory of events holds, its path aside.
+fn read_as(s: &Session) -> String {
+    format!(
+        "{:?} {:?} {:?} {} {:?} {:?} {:?}",
+        s.messages, s.marks, s.source.skipped, s.source.records, s.id, s.model, s.buffer
+    )
+}
+
+/// The CLI leaves its runs as event files at the top level of a directory, without `events/`
+/// or `base_state.json`: they read exactly as the same files under `events/`, and the
+/// `events/` directory given itself reads as its conversation (whose state is beside it).
+#[test]
+fn every_directory_layout_of_the_same_events_reads_the_same() {
+    let conversation = root().join("fixtures/openhands/conversation");
+    let top = tempfile::tempdir().unwrap();
+    let nested = tempfile::tempdir().unwrap();
+    std::fs::create_dir(nested.path().join("events")).unwrap();
+    for entry in std::fs::read_dir(conversation.join("events")).unwrap() {
+        let from = entry.unwrap().path();
+        let name = from.file_name().unwrap();
+        std::fs::copy(&from, top.path().join(name)).unwrap();
+        std::fs::copy(&from, nested.path().join("events").join(name)).unwrap();
+    }
+    let at_top = load_path(top.path(), None).unwrap();
+    let under_events = load_path(nested.path(), None).unwrap();
+    assert_eq!(at_top.format, Format::OPENHANDS);
+    assert_eq!(at_top.source.records, 26);
+    assert!(!at_top.messages.is_empty());
+    assert_eq!(read_as(&at_top), read_as(&under_events));
+    let forced = load_path(top.path(), Some(Format::OPENHANDS)).unwrap();
+    assert_eq!(read_as(&forced), read_as(&at_top));
+
+    let whole = load_path(&conversation, None).unwrap();
+    let events_only = load_path(&conversation.join("events"), None).unwrap();
+    assert_eq!(read_as(&events_only), read_as(&whole));
+    assert_eq!(whole.model, events_only.model);
+    assert!(whole.model.is_some());
+}
+
+/// The session picker finds a CLI run (event files at the top of its directory) as it finds a
+/// conversation directory, titled by its first user message.
+#[test]
+fn the_picker_finds_a_directory_of_top_level_event_files() {
+    let home = tempfile::tempdir().unwrap();
+    let run = home.path().join(".openhands/conversations/5d1e");
+    std::fs::create_dir_all(&run).unwrap();
+    let events = root().join("fixtures/openhands/conversation/events");
+    for entry in std::fs::read_dir(&events).unwrap() {
+        let from = entry.unwrap().path();
+        std::fs::copy(&from, run.join(from.file_name().unwrap())).unwrap();
+    }
+    std::fs::create_dir_all(home.path().join(".openhands/conversations/empty/misc")).unwrap();
+    let loc = crate::live::discover::Locations::under_home(home.path());
+    let found = crate::live::discover::discover(&loc).found;
+    let paths: Vec<&Path> = found.iter().map(|f| f.path.as_path()).collect();
+    assert_eq!(paths, vec![run.as_path()]);
+    assert_eq!(found[0].tool, Format::OPENHANDS);
+    assert!(found[0].title.is_some());
+}
+
 #[test]
 fn event_file_names_follow_the_sdk_pattern() {
     use super::event_file_index as idx;

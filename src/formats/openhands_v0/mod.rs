@@ -80,6 +80,15 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
     Ok(builder.finish())
 }
 
+/// Reads V0 events another source holds (an evaluation output's `history`) into `session`.
+pub(crate) fn read_events(session: Session, items: &[Item<'_>]) -> Session {
+    let mut builder = events::Builder::new(session);
+    for item in items {
+        builder.event(item);
+    }
+    builder.finish()
+}
+
 /// The byte range of a one-object document (without trailing whitespace).
 fn whole_range(loaded: &Loaded) -> Option<(usize, usize)> {
     if let Some(line) = loaded.lines().first() {
