@@ -105,7 +105,6 @@ pub fn load_in(
         return whole(file, bytes, path, from, limits, progress, keep);
     };
     let offset = head.buffer.len();
-    let clues = super::uncertain::Clues::of(&head, format);
     drop(head);
     on_head(reader.session_mut());
     let mut at = Position {
@@ -143,7 +142,10 @@ pub fn load_in(
     }
     let mut session = reader.finish(Some(path));
     session.renumber();
-    super::uncertain::check(&mut session, &clues);
+    if super::uncertain::is_uncertain(&session) {
+        let clues = super::uncertain::Clues::of_file(path, format, limits);
+        super::uncertain::check(&mut session, &clues);
+    }
     if keep == Bytes::Released {
         return Ok(released(session));
     }

@@ -149,9 +149,10 @@ pub fn load_bytes_within(
     parse(format, &loaded)
 }
 
-/// Whether a directory is itself one session (a format reads it whole), not a folder of them.
+/// Whether a directory is itself one session (a format reads it whole, or it is a tool's
+/// store that is refused by name), not a folder of them.
 pub fn is_session_dir(path: &Path) -> bool {
-    registry::FORMATS.iter().any(|f| f.claims_dir(path))
+    registry::FORMATS.iter().any(|f| f.claims_dir(path)) || refused::directory(path).is_some()
 }
 
 fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {

@@ -72,6 +72,36 @@ impl Clues {
     }
 }
 
+/// How much of a file [`Clues::of_file`] reads again.
+const HEAD_BYTES: u64 = 4 << 20;
+
+impl Clues {
+    /// The clues of the file at `path`, read as `chosen`, from its first lines (up to
+    /// [`HEAD_BYTES`]): for a source read a chunk at a time, whose first lines were let go.
+    /// None when they cannot be read again.
+    pub fn of_file(
+        path: &std::path::Path,
+        chosen: Format,
+        limits: &crate::limits::Limits,
+    ) -> Clues {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let read =
+            std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut bytes));
+        if read.is_err() {
+            return Clues::default();
+        }
+        // Whole lines only: a line cut short would read as malformed.
+        if let Some(end) = memchr::memrchr(b'\n', &bytes) {
+            bytes.truncate(end + 1);
+        }
+        match Loaded::within(bytes, None, "", limits.line) {
+            Ok(loaded) => Clues::of(&loaded, chosen),
+            Err(_) => Clues::default(),
+        }
+    }
+}
+
 /// Whether `session` reads as nothing: records but no messages (and no sessions inside), or
 /// messages that hold nothing but opaque parts.
 pub fn is_uncertain(session: &Session) -> bool {
@@ -123,24 +153,20 @@ mod tests {
 
     #[test]
     fn records_that_give_only_empty_messages_are_an_uncertain_read() {
-        // Qwen Code's records carry Claude Code's envelope and Gemini's `parts`.
-        let qwen = concat!(
-            r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+        // Claude Code's envelope, the message's content key misspelt: empty messages.
+        let text = concat!(
+            r#"{"uuid":"a","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","message":{"role":"user","contnet":"hi"}}"#,
             "\n",
-            r#"{"uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"t","type":"assistant","message":{"role":"model","parts":[{"text":"yo"}]}}"#,
+            r#"{"uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"t","type":"assistant","message":{"role":"assistant","contnet":[{"type":"text","text":"yo"}]}}"#,
             "\n"
         );
-        let why = uncertain(qwen).expect("uncertain");
+        let why = uncertain(text).expect("uncertain");
         assert!(
             why.starts_with("read as claude-code, its 2 record(s) gave 2 message(s)"),
             "{why}"
         );
-        assert!(why.contains("message{role, parts}"), "{why}");
+        assert!(why.contains("message{role, contnet}"), "{why}");
         // The same records with their content read are certain.
-        let claude = qwen.replace(
-            "\"parts\":[{\"text\"",
-            "\"content\":[{\"type\":\"text\",\"text\"",
-        );
-        assert_eq!(uncertain(&claude), None);
+        assert_eq!(uncertain(&text.replace("contnet", "content")), None);
     }
 }

@@ -1096,3 +1096,54 @@ fn the_footer_counts_each_message_once_when_kept_ones_are_also_summarized() {
         "{text}"
     );
 }
+
+/// At 80 columns and narrower every key's help is read whole: a line too long for the popup
+/// goes on under itself rather than being cut.
+#[test]
+fn help_lines_wrap_whole_at_80_columns() {
+    let mut s = demo(Some("dimos"), &[]);
+    update(&mut s, Msg::ToggleHelp);
+    for width in [80u16, 60] {
+        let text = screen(&s, width, 120);
+        // The popup's rows, between its borders (found on its top row).
+        let rows: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
+        let top = rows
+            .iter()
+            .position(|r| r.iter().collect::<String>().contains("┌ keys"))
+            .expect("help popup");
+        let left = rows[top].iter().position(|&c| c == '┌').unwrap();
+        let right = rows[top].iter().position(|&c| c == '┐').unwrap();
+        let inside: Vec<String> = rows[top + 1..]
+            .iter()
+            .take_while(|r| r.get(left) == Some(&'│'))
+            .map(|r| r[left + 1..right].iter().collect::<String>())
+            .collect();
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let joined = words(&inside.join(" "));
+        let mut wrapped = 0;
+        for b in ctxray::tui::keymap::bindings() {
+            assert!(
+                joined.contains(&words(b.help)),
+                "{:?} not whole in\n{text}",
+                b.help
+            );
+            wrapped += usize::from(!inside.iter().any(|l| l.contains(b.help)));
+        }
+        // At 80 columns every line fits; at 60 some go on under themselves.
+        assert_eq!(wrapped > 0, width < 80, "{text}");
+    }
+}
+
+/// A notice is read above the hints, which keep `? help · q quit` on the last row.
+#[test]
+fn a_notice_leaves_the_hints_on_screen() {
+    let mut s = demo(Some("dimos"), &[]);
+    s.notice = Some("a notice long enough to wrap: ".repeat(6));
+    let text = screen(&s, 80, 24);
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[23].contains("? help · q quit"), "{text}");
+    assert!(
+        rows[22].contains("a notice") || rows[21].contains("a notice"),
+        "{text}"
+    );
+}

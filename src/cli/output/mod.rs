@@ -230,7 +230,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err,
-            "--format md is not available for `check` (use text, json, github or junit)"
+            "--format md is not available for `check` (use text, json, jsonl, github or junit)"
         );
         let err = OutputFormat::GITHUB
             .check(Command::Diff)
