@@ -1,7 +1,8 @@
 //! Tests over the hand-made fixtures in `fixtures/claude-code/`: what the real samples lack
 //! (micro and full compaction boundaries, old-style summaries, metadata and unknown lines, a
 //! malformed line, server tools, redacted thinking, the 2.0.x subagent file layout, a rewound
-//! tree, a `message.id` seen again after a human turn).
+//! tree, a `message.id` seen again after a human turn, a subagent only some of whose lines
+//! carry `agentId`).
 
 use super::tests::{calls, load, results};
 use crate::formats::load_bytes;
@@ -212,4 +213,25 @@ fn fixture_merges_a_response_only_within_its_run() {
     // The two messages of msg_m2 each keep their own usage.
     let out: Vec<_> = s.messages.iter().filter_map(|m| m.usage.as_ref()?.output).collect();
     assert_eq!(out, vec![45, 8, 9]);
+}
+
+#[test]
+fn fixture_subagent_lines_without_agent_id_join_their_chain() {
+    let s = load("fixtures/claude-code/agent_id_partial.jsonl");
+    // Lines 2-5 are one subagent (isSidechain, each hanging from the one before); only lines 3
+    // and 4 carry agentId e41c7a09. One child of 4 messages, named by the agent and titled by
+    // the Task call that started it; 4 messages in the main chain.
+    // python3 -c "import json;[print(i,d['isSidechain'],d.get('agentId'),d['uuid'],d['parentUuid'])
+    //   for i,d in enumerate(map(json.loads,open('fixtures/claude-code/agent_id_partial.jsonl')))]"
+    assert_eq!(s.messages.len(), 4);
+    assert_eq!(s.children.len(), 1);
+    let child = &s.children[0];
+    assert_eq!(child.id.as_deref(), Some("e41c7a09"));
+    assert!(child.source.path.ends_with("#agent-e41c7a09"));
+    assert_eq!(child.title.as_deref(), Some("Find callers"));
+    let sources: Vec<_> = child.messages.iter().map(|m| m.source_index).collect();
+    assert_eq!(sources, vec![2, 3, 4, 5]);
+    assert_eq!(child.source.records, 4);
+    assert_eq!(calls(&child.messages[1]), vec![("toolu_grep1", "Grep")]);
+    assert_eq!(results(&child.messages[2]), vec![("toolu_grep1", None)]);
 }
