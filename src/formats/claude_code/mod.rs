@@ -1,8 +1,9 @@
 //! Claude Code session JSONL (`~/.claude/projects/<enc-cwd>/<sessionId>.jsonl`).
 //!
 //! Owns: turning the lines of one session file into a `Session`: streamed assistant lines merged
-//! per `message.id`, result-only user lines as tool messages, compaction boundaries and summaries
-//! as marks, titles from `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
+//! per `message.id` within one response's run (never across a human turn), result-only user
+//! lines as tool messages, compaction boundaries and summaries as marks, titles from
+//! `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
 //! `subagents/agent-*.jsonl` files) as children. Messages are the records of the active chain,
 //! in file order: a branch a rewind abandoned is left out and reported (`chain` decides which).
 //! It must not count tokens or decide anything about compaction.
