@@ -44,18 +44,18 @@ pub fn note(session: &mut Session) {
 /// One `empty-record` finding per noted record (after the first [`SHOWN`], one for the rest).
 pub fn findings(session: &Session) -> Vec<Finding> {
     let empty = &session.source.empty;
-    let role = |e: &EmptyRecord| session.messages.get(e.message).map_or("", |m| m.role.as_str());
+    let role = |e: &EmptyRecord| {
+        session
+            .messages
+            .get(e.message)
+            .map_or("", |m| m.role.as_str())
+    };
     let mut out: Vec<Finding> = (empty.iter().take(SHOWN))
         .map(|e| Finding {
             code: "empty-record",
             severity: Severity::Warn,
             messages: vec![e.message],
-            detail: format!(
-                "{} {} has no content: keys {}",
-                role(e),
-                e.place,
-                e.keys
-            ),
+            detail: format!("{} {} has no content: keys {}", role(e), e.place, e.keys),
         })
         .collect();
     if empty.len() > SHOWN {
@@ -175,8 +175,16 @@ mod tests {
              isSidechain, userType, type, message{role, contnet}, uuid, timestamp"
         );
         // Read a chunk at a time, its bytes let go at the end, the note is the same.
-        let chunked = load_in(&path, None, &Limits::default(), None, |_| {}, 64, Bytes::Released)
-            .unwrap();
+        let chunked = load_in(
+            &path,
+            None,
+            &Limits::default(),
+            None,
+            |_| {},
+            64,
+            Bytes::Released,
+        )
+        .unwrap();
         assert!(chunked.buffer.is_empty() && chunked.records.is_none());
         assert_eq!(chunked.source.empty, s.source.empty);
     }
@@ -188,5 +196,25 @@ mod tests {
         let places: Vec<_> = s.source.empty.iter().map(|e| e.place.as_str()).collect();
         assert_eq!(places, vec!["record 2"]);
         assert_eq!(s.source.empty[0].keys, "role, contnet");
+    }
+
+    #[test]
+    fn past_ten_the_rest_share_one_finding() {
+        let mut records = vec![r#"{"role":"user","content":"hi"}"#.to_string()];
+        records.extend((0..12).map(|_| r#"{"role":"assistant","contnet":"x"}"#.to_string()));
+        let bytes = format!("[{}]", records.join(",\n"));
+        let s = crate::formats::load_bytes(bytes.into_bytes(), None, "t.json", None).unwrap();
+        assert_eq!(s.source.empty.len(), 12);
+        let found = super::findings(&s);
+        assert_eq!(found.len(), 11);
+        assert_eq!(
+            found[0].detail,
+            "assistant record at line 2 has no content: keys role, contnet"
+        );
+        assert_eq!(found[10].messages, vec![11, 12]);
+        assert_eq!(
+            found[10].detail,
+            "2 more records with no content (record at line 12, record at line 13)"
+        );
     }
 }

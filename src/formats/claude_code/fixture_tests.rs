@@ -194,10 +194,22 @@ fn fixture_merges_a_response_only_within_its_run() {
     // file." would come before the question it answers).
     // python3 -c "import json;[print(i,d['type'],d['message'].get('id')) for i,d in
     //   enumerate(map(json.loads,open('fixtures/claude-code/merge_runs.jsonl')))]"
-    let sources: Vec<_> = s.messages.iter().map(|m| m.source_indices.clone()).collect();
+    let sources: Vec<_> = s
+        .messages
+        .iter()
+        .map(|m| m.source_indices.clone())
+        .collect();
     assert_eq!(
         sources,
-        vec![vec![0], vec![1, 3], vec![2], vec![4], vec![5], vec![6], vec![7]]
+        vec![
+            vec![0],
+            vec![1, 3],
+            vec![2],
+            vec![4],
+            vec![5],
+            vec![6],
+            vec![7]
+        ]
     );
     use Role::*;
     let roles: Vec<_> = s.messages.iter().map(|m| m.role).collect();
@@ -209,9 +221,16 @@ fn fixture_merges_a_response_only_within_its_run() {
         calls(&s.messages[1]),
         vec![("toolu_m1", "Read"), ("toolu_m2", "Read")]
     );
-    assert_eq!(s.messages[6].parts, vec![Part::text("There is no third file.")]);
+    assert_eq!(
+        s.messages[6].parts,
+        vec![Part::text("There is no third file.")]
+    );
     // The two messages of msg_m2 each keep their own usage.
-    let out: Vec<_> = s.messages.iter().filter_map(|m| m.usage.as_ref()?.output).collect();
+    let out: Vec<_> = s
+        .messages
+        .iter()
+        .filter_map(|m| m.usage.as_ref()?.output)
+        .collect();
     assert_eq!(out, vec![45, 8, 9]);
 }
 
