@@ -146,15 +146,18 @@ pub fn load_in(
         let clues = super::uncertain::Clues::of_file(path, format, limits);
         super::uncertain::check(&mut session, &clues);
     }
-    if keep == Bytes::Released {
-        return Ok(released(session));
-    }
     let records: Arc<dyn RecordSource> = Arc::new(FileRecords {
         file: Mutex::new(file),
         len: at.offset,
     });
     let head = session.buffer.clone();
-    Ok(reading_again(session, &head, &records))
+    let mut session = reading_again(session, &head, &records);
+    // Records read as empty messages are noted while their bytes can still be read.
+    crate::structure::empty::note(&mut session);
+    Ok(match keep {
+        Bytes::Released => released(session),
+        Bytes::Kept => session,
+    })
 }
 
 /// The session, and the children read from the same file (those holding its first chunk's
@@ -290,6 +293,7 @@ fn unshared(head: Loaded) -> Vec<u8> {
 /// The session (and its children) without the source's bytes.
 fn released(mut session: Session) -> Session {
     session.buffer = Arc::default();
+    session.records = None;
     session.children = session.children.into_iter().map(released).collect();
     session
 }

@@ -161,7 +161,8 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
         if from.is_some_and(|f| f != format.format()) {
             continue;
         }
-        if let Some(session) = format.load_dir(path)? {
+        if let Some(mut session) = format.load_dir(path)? {
+            crate::structure::empty::note(&mut session);
             return Ok(session);
         }
     }
@@ -185,6 +186,7 @@ pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
     if uncertain::is_uncertain(&session) {
         uncertain::check(&mut session, &uncertain::Clues::of(loaded, format));
     }
+    crate::structure::empty::note(&mut session);
     Ok(session)
 }
 

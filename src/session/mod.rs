@@ -219,6 +219,20 @@ pub struct Source {
     /// Why the format the source was read as may not be its own: its records gave no
     /// messages, or only opaque ones.
     pub uncertain: Option<String>,
+    /// Records that became messages with nothing in them, noted while their bytes were there.
+    pub empty: Vec<EmptyRecord>,
+}
+
+/// A record read into a message with no parts: it lacked what its kind needs (a misspelt
+/// `content`, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmptyRecord {
+    /// The message it became.
+    pub message: usize,
+    /// Where it is in the source: `record at line 12`, or `record 3`.
+    pub place: String,
+    /// Its keys, an object's own keys in braces: `type, message{role, contnet}`.
+    pub keys: String,
 }
 
 /// A whole transcript in the common model.

@@ -1,8 +1,8 @@
 //! Findings: what ctxray wants a user to notice, with stable kebab-case codes.
 //!
 //! Owns: the `Finding` type and the findings that need only a parsed session and its counts
-//! (broken tool-call groups, call ids used twice, skipped lines, branches a rewind abandoned,
-//! a context over its window). Presets add their own.
+//! (broken tool-call groups, call ids used twice, skipped lines, records read as empty
+//! messages, branches a rewind abandoned, a context over its window). Presets add their own.
 
 use super::groups::{Duplicate, Grouping};
 use crate::session::{Abandoned, Session};
@@ -92,6 +92,7 @@ pub fn session_findings(
             ),
         });
     }
+    out.extend(super::empty::findings(session));
     for branch in &session.source.abandoned {
         out.push(abandoned_branch(session, branch));
     }

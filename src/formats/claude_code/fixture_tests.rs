@@ -1,7 +1,8 @@
 //! Tests over the hand-made fixtures in `fixtures/claude-code/`: what the real samples lack
 //! (micro and full compaction boundaries, old-style summaries, metadata and unknown lines, a
 //! malformed line, server tools, redacted thinking, the 2.0.x subagent file layout, a rewound
-//! tree).
+//! tree, a `message.id` seen again after a human turn, a subagent only some of whose lines
+//! carry `agentId`).
 
 use super::tests::{calls, load, results};
 use crate::formats::load_bytes;
@@ -182,4 +183,74 @@ fn fixture_rewind_leaves_the_abandoned_branch_out() {
     assert_eq!(kinds, vec![("compact_boundary", 9)]);
     assert_eq!(s.marks[0].before_message, 5);
     assert_eq!(s.messages[5].parts[0].kind(), "summary");
+}
+
+#[test]
+fn fixture_merges_a_response_only_within_its_run() {
+    let s = load("fixtures/claude-code/merge_runs.jsonl");
+    // msg_m1 streams as lines 1 and 3 with the result of its first call between them, as
+    // Claude Code writes parallel calls: one message. msg_m2 is on line 5 and again on line 7,
+    // after the human turn of line 6: two messages, in file order (merged, "There is no third
+    // file." would come before the question it answers).
+    // python3 -c "import json;[print(i,d['type'],d['message'].get('id')) for i,d in
+    //   enumerate(map(json.loads,open('fixtures/claude-code/merge_runs.jsonl')))]"
+    let sources: Vec<_> = s
+        .messages
+        .iter()
+        .map(|m| m.source_indices.clone())
+        .collect();
+    assert_eq!(
+        sources,
+        vec![
+            vec![0],
+            vec![1, 3],
+            vec![2],
+            vec![4],
+            vec![5],
+            vec![6],
+            vec![7]
+        ]
+    );
+    use Role::*;
+    let roles: Vec<_> = s.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        vec![User, Assistant, Tool, Tool, Assistant, User, Assistant]
+    );
+    assert_eq!(
+        calls(&s.messages[1]),
+        vec![("toolu_m1", "Read"), ("toolu_m2", "Read")]
+    );
+    assert_eq!(
+        s.messages[6].parts,
+        vec![Part::text("There is no third file.")]
+    );
+    // The two messages of msg_m2 each keep their own usage.
+    let out: Vec<_> = s
+        .messages
+        .iter()
+        .filter_map(|m| m.usage.as_ref()?.output)
+        .collect();
+    assert_eq!(out, vec![45, 8, 9]);
+}
+
+#[test]
+fn fixture_subagent_lines_without_agent_id_join_their_chain() {
+    let s = load("fixtures/claude-code/agent_id_partial.jsonl");
+    // Lines 2-5 are one subagent (isSidechain, each hanging from the one before); only lines 3
+    // and 4 carry agentId e41c7a09. One child of 4 messages, named by the agent and titled by
+    // the Task call that started it; 4 messages in the main chain.
+    // python3 -c "import json;[print(i,d['isSidechain'],d.get('agentId'),d['uuid'],d['parentUuid'])
+    //   for i,d in enumerate(map(json.loads,open('fixtures/claude-code/agent_id_partial.jsonl')))]"
+    assert_eq!(s.messages.len(), 4);
+    assert_eq!(s.children.len(), 1);
+    let child = &s.children[0];
+    assert_eq!(child.id.as_deref(), Some("e41c7a09"));
+    assert!(child.source.path.ends_with("#agent-e41c7a09"));
+    assert_eq!(child.title.as_deref(), Some("Find callers"));
+    let sources: Vec<_> = child.messages.iter().map(|m| m.source_index).collect();
+    assert_eq!(sources, vec![2, 3, 4, 5]);
+    assert_eq!(child.source.records, 4);
+    assert_eq!(calls(&child.messages[1]), vec![("toolu_grep1", "Grep")]);
+    assert_eq!(results(&child.messages[2]), vec![("toolu_grep1", None)]);
 }

@@ -1,8 +1,9 @@
 //! Claude Code session JSONL (`~/.claude/projects/<enc-cwd>/<sessionId>.jsonl`).
 //!
 //! Owns: turning the lines of one session file into a `Session`: streamed assistant lines merged
-//! per `message.id`, result-only user lines as tool messages, compaction boundaries and summaries
-//! as marks, titles from `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
+//! per `message.id` within one response's run (never across a human turn), result-only user
+//! lines as tool messages, compaction boundaries and summaries as marks, titles from
+//! `summary`/`ai-title`/`custom-title`, subagents (inline sidechains and
 //! `subagents/agent-*.jsonl` files) as children. Messages are the records of the active chain,
 //! in file order: a branch a rewind abandoned is left out and reported (`chain` decides which).
 //! It must not count tokens or decide anything about compaction.
@@ -25,7 +26,6 @@ mod subagents;
 mod tests;
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -333,8 +333,11 @@ fn records(loaded: &Loaded) -> Vec<Item<'_>> {
 /// Builds one session (the main chain, or one subagent) from its lines, in file order.
 #[derive(Debug, Default)]
 pub(super) struct Builder {
-    /// `message.id` → index of the message its streamed lines merge into.
-    by_message_id: HashMap<String, usize>,
+    /// The assistant message later lines of the same `message.id` merge into: its id and
+    /// index. A response streams as a run of lines with its tool results between them; a
+    /// human turn, another response or a boundary ends the run, and a line of that id after
+    /// it starts a message of its own (merging it would move its text across the turn).
+    open_response: Option<(String, usize)>,
     /// The last record that mattered was a compaction boundary.
     after_boundary: bool,
     /// Rank of the title source seen so far (summary < ai-title < custom-title).
@@ -364,6 +367,7 @@ impl Builder {
             None if carries_nothing(v) => {}
             kind => {
                 self.after_boundary = false;
+                self.open_response = None;
                 session.push(event(item, kind.unwrap_or("record")));
             }
         }
@@ -395,6 +399,9 @@ impl Builder {
                 msg.role = Role::Tool;
             }
         }
+        if msg.role != Role::Tool {
+            self.open_response = None;
+        }
         msg.id = str_at(v, "uuid").map(str::to_string);
         self.after_boundary = false;
         session.push(msg);
@@ -409,7 +416,7 @@ impl Builder {
             }
             return;
         }
-        self.by_message_id.clear();
+        self.open_response = None;
         session.mark(CompactionMark {
             kind: "compact_summary".to_string(),
             source_index: index,
@@ -433,7 +440,9 @@ impl Builder {
         }
         self.after_boundary = false;
         let id = str_at(message, "id");
-        if let Some(&at) = id.and_then(|id| self.by_message_id.get(id)) {
+        let open = self.open_response.as_ref();
+        let same = open.filter(|(open, _)| id.is_some_and(|id| id == open));
+        if let Some(&(_, at)) = same {
             if let Some(msg) = session.messages.get_mut(at) {
                 self.touched = Some(self.touched.map_or(at, |t| t.min(at)));
                 msg.parts.extend(parts);
@@ -448,9 +457,7 @@ impl Builder {
         msg.model = model.map(str::to_string);
         msg.id = id.map(str::to_string);
         let at = session.push(msg);
-        if let Some(id) = id {
-            self.by_message_id.insert(id.to_string(), at);
-        }
+        self.open_response = id.map(|id| (id.to_string(), at));
     }
 
     fn system(&mut self, session: &mut Session, item: &Item) {
@@ -475,7 +482,7 @@ impl Builder {
         });
         if kind == "compact_boundary" {
             // Messages after a boundary never merge into ones before it.
-            self.by_message_id.clear();
+            self.open_response = None;
             self.after_boundary = true;
         }
     }

@@ -52,24 +52,42 @@ impl Sidechains {
     }
 
     /// The chain a line belongs to: by `agentId` where present, else by its parent's chain; a
-    /// line without a parent starts a new subagent.
+    /// line without a parent starts a new subagent. A line whose `agentId` is new and whose
+    /// parent is in a chain that has no agent yet names that chain: a subagent whose first lines
+    /// lack `agentId` stays one child.
     fn route(&mut self, v: &Value) -> usize {
+        let parent = str_at(v, "parentUuid").or_else(|| str_at(v, "logicalParentUuid"));
+        let parent_chain = parent.and_then(|p| self.by_uuid.get(p).copied());
         if let Some(agent) = str_at(v, "agentId") {
             if let Some(&at) = self.by_agent.get(agent) {
                 return at;
             }
-            let at = self.open(Some(agent));
+            let at = match parent_chain.filter(|&at| !self.has_agent(at)) {
+                Some(at) => {
+                    self.name(at, agent);
+                    at
+                }
+                None => self.open(Some(agent)),
+            };
             self.by_agent.insert(agent.to_string(), at);
             return at;
         }
-        let parent = str_at(v, "parentUuid").or_else(|| str_at(v, "logicalParentUuid"));
-        match parent {
-            Some(p) => match self.by_uuid.get(p) {
-                Some(&at) => at,
-                None if !self.chains.is_empty() => self.chains.len() - 1,
-                None => self.open(None),
-            },
-            None => self.open(None),
+        match (parent, parent_chain) {
+            (_, Some(at)) => at,
+            (Some(_), None) if !self.chains.is_empty() => self.chains.len() - 1,
+            _ => self.open(None),
+        }
+    }
+
+    fn has_agent(&self, at: usize) -> bool {
+        self.by_agent.values().any(|&a| a == at)
+    }
+
+    /// Names the chain at `at`, opened by lines without `agentId`, as the subagent `agent`.
+    fn name(&mut self, at: usize, agent: &str) {
+        if let Some((session, _)) = self.chains.get_mut(at) {
+            session.source.path = format!("{}#agent-{agent}", self.shown);
+            session.id = Some(agent.to_string());
         }
     }
 
