@@ -153,7 +153,7 @@ pub fn load_in(
     let head = session.buffer.clone();
     let mut session = reading_again(session, &head, &records);
     // Records read as empty messages are noted while their bytes can still be read.
-    crate::structure::empty::note(&mut session);
+    super::empty::note(&mut session);
     Ok(match keep {
         Bytes::Released => released(session),
         Bytes::Kept => session,

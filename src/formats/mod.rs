@@ -11,6 +11,7 @@ pub mod chunked;
 mod chunked_tests;
 pub mod common;
 pub mod detect;
+pub mod empty;
 pub mod home;
 pub mod image;
 pub mod refused;
@@ -162,7 +163,7 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
             continue;
         }
         if let Some(mut session) = format.load_dir(path)? {
-            crate::structure::empty::note(&mut session);
+            empty::note(&mut session);
             return Ok(session);
         }
     }
@@ -186,7 +187,7 @@ pub fn parse(format: Format, loaded: &Loaded) -> Result<Session, LoadError> {
     if uncertain::is_uncertain(&session) {
         uncertain::check(&mut session, &uncertain::Clues::of(loaded, format));
     }
-    crate::structure::empty::note(&mut session);
+    empty::note(&mut session);
     Ok(session)
 }
 
