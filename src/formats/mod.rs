@@ -37,6 +37,7 @@ mod openai_responses;
 mod openhands;
 mod openhands_eval;
 mod openhands_v0;
+mod pi;
 mod pydantic_ai;
 mod swe_agent;
 

@@ -5,20 +5,16 @@
 //!
 //! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
 //! `sessions.db` SQLite store), opencode storage (the legacy JSON files under `storage/` and
-//! the `opencode.db` SQLite store), Qwen Code chats and pi sessions, from their content, and
-//! the refusal naming each. Qwen Code and pi look enough like formats ctxray reads (Claude
-//! Code's envelope, a Responses-like item) to be asked about before any format's sniff
-//! ([`before_sniffs`]); the others only when no format took the source ([`record`]).
+//! the `opencode.db` SQLite store) and Qwen Code chats, from their content, and the refusal
+//! naming each. Qwen Code looks enough like a format ctxray reads (Claude Code's envelope) to
+//! be asked about before any format's sniff ([`before_sniffs`]); the others only when no
+//! format took the source ([`record`]).
 //!
 //! - Qwen Code (a Gemini CLI fork) records its chats as JSONL whose records carry Claude Code's
 //!   `uuid`/`parentUuid`/`sessionId` and `type: user | assistant | tool_result | system`, but
 //!   hold a Gemini `Content` (`message: {role, parts}`) where Claude Code holds
 //!   `message: {role, content}` (`ChatRecord` in QwenLM/qwen-code
 //!   `packages/core/src/services/chatRecordingService.ts`).
-//! - pi (badlogic/pi-mono's coding agent) writes a `{type: "session", id, timestamp, cwd}`
-//!   header line, then entries such as `{type: "message", message: {role: user | assistant |
-//!   toolResult | bashExecution | …, content}}` (`SessionHeader`, `SessionMessageEntry` in
-//!   `packages/coding-agent/src/core/session-manager.ts`).
 //!
 //! The other shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
 //! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
@@ -42,7 +38,6 @@ pub enum Refused {
     OpenCode,
     OpenCodeDb,
     QwenCode,
-    Pi,
 }
 
 impl Refused {
@@ -74,10 +69,6 @@ impl Refused {
                 "a Qwen Code session (Claude Code's record envelope around Gemini `parts`): \
                  ctxray does not read Qwen Code sessions yet (use --from to force a format)"
             }
-            Refused::Pi => {
-                "a pi session (a `session` header, then `message` entries): ctxray does not \
-                 read pi sessions yet (use --from to force a format)"
-            }
         }
     }
 
@@ -107,10 +98,7 @@ pub fn database(bytes: &[u8]) -> Option<Refused> {
 /// A record of a tool whose records a format ctxray reads would take (Qwen Code's look like
 /// Claude Code's), asked before any format's sniff.
 pub fn before_sniffs(v: &Value) -> Option<Refused> {
-    if is_qwen_code(v) {
-        return Some(Refused::QwenCode);
-    }
-    is_pi(v).then_some(Refused::Pi)
+    is_qwen_code(v).then_some(Refused::QwenCode)
 }
 
 /// A Qwen Code chat record: Claude Code's keys around a Gemini `Content`.
@@ -123,20 +111,6 @@ fn is_qwen_code(v: &Value) -> bool {
     let gemini = v.pointer("/message/parts").is_some_and(Value::is_array)
         && v.pointer("/message/content").is_none();
     keyed && kind && gemini
-}
-
-/// A pi session header, or one of its message entries.
-fn is_pi(v: &Value) -> bool {
-    match str_at(v, "type") {
-        Some("session") => {
-            str_at(v, "id").is_some() && str_at(v, "cwd").is_some() && v.get("timestamp").is_some()
-        }
-        Some("message") => matches!(
-            v.pointer("/message/role").and_then(Value::as_str),
-            Some("toolResult" | "bashExecution" | "branchSummary" | "compactionSummary")
-        ),
-        _ => false,
-    }
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -333,8 +307,10 @@ mod before_sniffs_tests {
         );
     }
 
+    /// pi was refused here until ctxray read it; its records are now read as pi, not
+    /// refused and not read as another format.
     #[test]
-    fn pi_is_refused_by_name_not_read_as_another_format() {
+    fn pi_is_read_as_pi_not_refused() {
         let text = concat!(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2025-12-01T00:00:00.000Z","cwd":"/p"}"#,
             "\n",
@@ -345,17 +321,13 @@ mod before_sniffs_tests {
             r#"{"type":"message","id":"m3","parentId":"m2","timestamp":"2025-12-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"x"}],"isError":false}}"#,
             "\n",
         );
-        let err = refused(text);
-        assert!(
-            err.starts_with("s.jsonl: not a session file: a pi session"),
-            "{err}"
-        );
-        // Without its header, a message entry still names the tool.
+        let read = |text: &str| load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None);
+        let s = read(text).expect("a pi session is read");
+        assert_eq!(s.format, crate::session::Format::PI);
+        assert_eq!(s.messages.len(), 3);
+        // Without its header, a tool result entry is still pi's.
         let tail: String = text.lines().skip(3).collect();
-        assert!(
-            refused(&tail).contains("a pi session"),
-            "{}",
-            refused(&tail)
-        );
+        let s = read(&tail).expect("a pi entry is read");
+        assert_eq!(s.format, crate::session::Format::PI);
     }
 }

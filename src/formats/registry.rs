@@ -13,7 +13,7 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0,
+    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0, pi,
     pydantic_ai, swe_agent,
 };
 use crate::session::Format;
@@ -29,6 +29,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
     &aider::Aider,
+    &pi::Pi,
     &swe_agent::SweAgent,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
@@ -108,6 +109,7 @@ mod tests {
             Format::AIDER,
             Format::SWE_AGENT,
             Format::OPENHANDS_EVAL,
+            Format::PI,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

@@ -1,0 +1,93 @@
+//! Which of a pi session's entries its conversation holds.
+//!
+//! Owns: the entry tree (`id`/`parentId`, written since session version 2) and the active
+//! branch: pi reloads a session at its last entry and builds the context from there up its
+//! parents (`buildSessionContext` in `session-manager.ts`), so the entries on that path are
+//! read, in file order, and each branch off it is reported as abandoned. A version 1 file has
+//! no ids (pi numbers it in file order when it migrates it): every entry is read, in order.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::session::Abandoned;
+
+/// An entry's place in the file and in the tree.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Node<'a> {
+    /// 0-based line.
+    pub line: usize,
+    pub id: Option<&'a str>,
+    pub parent: Option<&'a str>,
+}
+
+/// The entries read (as positions in the list given) and the branches left.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Chain {
+    pub active: Vec<usize>,
+    pub abandoned: Vec<Abandoned>,
+}
+
+/// The active branch of `nodes` (in file order): from the last entry with an id up its
+/// parents. Entries without an id are kept where they are.
+pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
+    let Some(leaf) = nodes.iter().rposition(|n| n.id.is_some()) else {
+        return Chain {
+            active: (0..nodes.len()).collect(),
+            abandoned: Vec::new(),
+        };
+    };
+    let by_id: HashMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, n)| Some((n.id?, k)))
+        .collect();
+    let mut on_path = HashSet::new();
+    let mut at = Some(leaf);
+    while let Some(k) = at {
+        if !on_path.insert(k) {
+            break;
+        }
+        at = nodes[k].parent.and_then(|p| by_id.get(p).copied());
+    }
+    let mut branches: Vec<Abandoned> = Vec::new();
+    let mut active = Vec::new();
+    for (k, node) in nodes.iter().enumerate() {
+        if node.id.is_none() || on_path.contains(&k) {
+            active.push(k);
+            continue;
+        }
+        let fork = fork_of(nodes, &by_id, &on_path, k);
+        match branches.iter_mut().find(|b| b.fork == fork) {
+            Some(branch) => branch.records.push(node.line),
+            None => branches.push(Abandoned {
+                fork,
+                records: vec![node.line],
+            }),
+        }
+    }
+    Chain {
+        active,
+        abandoned: branches,
+    }
+}
+
+/// The line of the nearest ancestor of `k` on the active path (0, the header's, when the
+/// branch reaches no entry of it).
+fn fork_of(
+    nodes: &[Node<'_>],
+    by_id: &HashMap<&str, usize>,
+    on_path: &HashSet<usize>,
+    k: usize,
+) -> usize {
+    let mut seen = HashSet::new();
+    let mut at = nodes[k].parent.and_then(|p| by_id.get(p).copied());
+    while let Some(j) = at {
+        if on_path.contains(&j) {
+            return nodes[j].line;
+        }
+        if !seen.insert(j) {
+            break;
+        }
+        at = nodes[j].parent.and_then(|p| by_id.get(p).copied());
+    }
+    0
+}
