@@ -5,7 +5,7 @@
 //! Owns: the findings made from the notes the loaders keep in `source.empty`
 //! (`formats::empty::note`, taken while the source's bytes are at hand).
 
-use super::findings::{Finding, Severity};
+use super::{Finding, Severity};
 use crate::session::{EmptyRecord, Session};
 
 /// How many empty records get a finding of their own before the rest share one.
