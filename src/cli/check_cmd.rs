@@ -133,27 +133,14 @@ fn unit_name(a: &crate::analysis::Analysis, i: usize) -> String {
 /// its record's start, counted over the source a megabyte at a time (a session read a chunk at
 /// a time reads its file again for it).
 fn source_lines(session: &crate::session::Session, findings: &[Finding]) -> HashMap<usize, usize> {
-    let mut starts: Vec<(usize, usize)> = findings
+    let starts: Vec<(usize, usize)> = findings
         .iter()
         .filter_map(|f| {
             let m = *f.messages.first()?;
             Some((session.messages.get(m)?.raw.as_ref()?.start, m))
         })
         .collect();
-    starts.sort_unstable();
-    let mut lines = HashMap::new();
-    let (mut at, mut breaks) = (0, 0);
-    let len = session.raw_len();
-    for (start, m) in starts {
-        while at < start.min(len) {
-            let end = start.min(len).min(at + (1 << 20));
-            let Some(bytes) = session.raw_range(at..end) else {
-                return lines;
-            };
-            breaks += memchr::memchr_iter(b'\n', &bytes).count();
-            at = end;
-        }
-        lines.insert(m, breaks + 1);
-    }
-    lines
+    let offsets: Vec<usize> = starts.iter().map(|&(start, _)| start).collect();
+    let lines = session.lines_at(&offsets).unwrap_or_default();
+    starts.iter().map(|&(_, m)| m).zip(lines).collect()
 }

@@ -44,25 +44,18 @@ fn place(m: &Message, line: Option<usize>) -> String {
     }
 }
 
-/// The 1-based line of each message's record in the source, read in one pass over the bytes
-/// before the last of them; `None` for all when those bytes hold no line break.
+/// The 1-based line of each message's record in the source; `None` for all when they all lie
+/// on the first line (a one-line document).
 fn line_numbers(session: &Session, empty: &[&Message]) -> Vec<Option<usize>> {
     let starts: Vec<usize> = empty
         .iter()
         .map(|m| m.raw.as_ref().map_or(0, |r| r.start))
         .collect();
-    let end = starts.iter().copied().max().unwrap_or(0);
-    let newlines: Vec<usize> = match session.raw_range(0..end) {
-        Some(head) => memchr::memchr_iter(b'\n', &head).collect(),
-        None => Vec::new(),
-    };
-    if newlines.is_empty() {
-        return vec![None; empty.len()];
+    match session.lines_at(&starts) {
+        // Every record on the first line: a one-line document, whose records are numbered.
+        Some(lines) if lines.iter().any(|&l| l > 1) => lines.into_iter().map(Some).collect(),
+        _ => vec![None; empty.len()],
     }
-    starts
-        .iter()
-        .map(|&s| Some(newlines.partition_point(|&n| n < s) + 1))
-        .collect()
 }
 
 /// The record's keys, an object's own keys in braces one level down.
@@ -71,10 +64,16 @@ fn keys_of(session: &Session, m: &Message) -> String {
         .raw_record(m)
         .and_then(|bytes| super::surrogates::parse_value(&bytes).ok());
     match value {
-        Some(Value::Object(obj)) => list(&obj, true),
+        Some(Value::Object(obj)) => keys(&obj),
         Some(other) => format!("none (the record is {})", kind(&other)),
         None => "unknown (the record could not be read again)".to_string(),
     }
+}
+
+/// An object's keys, each object's own keys in braces one level down
+/// (`type, message{role, contnet}`).
+pub(crate) fn keys(obj: &serde_json::Map<String, Value>) -> String {
+    list(obj, true)
 }
 
 fn list(obj: &serde_json::Map<String, Value>, nested: bool) -> String {

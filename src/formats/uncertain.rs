@@ -19,12 +19,9 @@ use crate::session::{Format, Part, Session};
 pub struct Clues {
     /// Other formats whose sniffs also take the first records.
     others: Vec<Format>,
-    /// The first record's keys (the document's, for a whole JSON document).
-    keys: Vec<String>,
+    /// The first record's keys, one level down (the document's, for a whole JSON document).
+    keys: String,
 }
-
-/// How many keys the explanation lists.
-const KEYS_SHOWN: usize = 12;
 
 impl Clues {
     /// The clues of `loaded`, read as `chosen`.
@@ -49,24 +46,12 @@ impl Clues {
             })
             .map(|f| f.format())
             .collect();
-        // An object's own keys follow it in braces (`message{role, contnet}`): a misspelt
-        // field is one level down as often as not.
+        // An object's own keys follow it in braces (`message{role, contnet}`), as an empty
+        // record's do: a misspelt field is one level down as often as not.
         let keys = head
             .first()
             .and_then(Value::as_object)
-            .map(|o| {
-                o.iter()
-                    .take(KEYS_SHOWN)
-                    .map(|(k, v)| match v.as_object() {
-                        Some(inner) if !inner.is_empty() => {
-                            let inner: Vec<&str> =
-                                inner.keys().take(KEYS_SHOWN).map(String::as_str).collect();
-                            format!("{k}{{{}}}", inner.join(", "))
-                        }
-                        _ => k.clone(),
-                    })
-                    .collect()
-            })
+            .map(super::empty::keys)
             .unwrap_or_default();
         Clues { others, keys }
     }
@@ -133,10 +118,7 @@ pub fn check(session: &mut Session, clues: &Clues) {
         why.push_str(&format!("; it also looks like {}", names.join(" or ")));
     }
     if !clues.keys.is_empty() {
-        why.push_str(&format!(
-            "; its first record has the keys {}",
-            clues.keys.join(", ")
-        ));
+        why.push_str(&format!("; its first record has the keys {}", clues.keys));
     }
     why.push_str(" (see `ctxray formats` for what is read)");
     session.source.uncertain = Some(why);

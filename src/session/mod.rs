@@ -328,6 +328,27 @@ impl Session {
         }
     }
 
+    /// The 1-based line of the source each byte offset of `starts` lies on, in one pass
+    /// counting line breaks a megabyte at a time (a source read again from its file is never
+    /// held whole); `None` when those bytes can no longer be read.
+    pub fn lines_at(&self, starts: &[usize]) -> Option<Vec<usize>> {
+        let mut order: Vec<usize> = (0..starts.len()).collect();
+        order.sort_unstable_by_key(|&i| starts[i]);
+        let len = self.raw_len();
+        let (mut at, mut breaks) = (0, 0);
+        let mut out = vec![0; starts.len()];
+        for i in order {
+            let start = starts[i].min(len);
+            while at < start {
+                let end = start.min(at + (1 << 20));
+                breaks += memchr::memchr_iter(b'\n', &self.raw_range(at..end)?).count();
+                at = end;
+            }
+            out[i] = breaks + 1;
+        }
+        Some(out)
+    }
+
     /// The source bytes of `range`: borrowed from the buffer, else read again.
     pub fn raw_range(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
         match &self.records {
