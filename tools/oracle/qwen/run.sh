@@ -8,7 +8,9 @@
 # project at /tmp/project with HOME inside the temp dir, and copies the chat recording
 # (~/.qwen/projects/-tmp-project/chats/<sessionId>.jsonl) to fixtures/qwen-code/<case>.jsonl.
 # When it can (root, `unshare`), each run gets a private tmpfs /tmp, so it neither touches nor
-# sees anything another process keeps in /tmp/project. Not run by CI: the recordings are committed. Needs node (>= 20), npm, python3.
+# sees anything another process keeps in /tmp/project. Not run by CI: the recordings are
+# committed. Needs node (>= 20), npm, python3. KEEP_REQUESTS=<dir> keeps each case's model
+# requests, stdout and stderr there.
 #
 #   tools/oracle/qwen/run.sh            # every case
 #   tools/oracle/qwen/run.sh short      # one case
