@@ -39,6 +39,7 @@ mod openhands_eval;
 mod openhands_v0;
 mod pi;
 mod pydantic_ai;
+mod qwen_code;
 mod swe_agent;
 
 use std::fs;

@@ -4,19 +4,11 @@
 //! message to be read as one, its tool requests lost).
 //!
 //! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
-//! `sessions.db` SQLite store), opencode storage (the legacy JSON files under `storage/` and
-//! the `opencode.db` SQLite store) and Qwen Code chats, from their content, and the refusal
-//! naming each. Qwen Code looks enough like a format ctxray reads (Claude Code's envelope) to
-//! be asked about before any format's sniff ([`before_sniffs`]); the others only when no
-//! format took the source ([`record`]).
+//! `sessions.db` SQLite store) and opencode storage (the legacy JSON files under `storage/` and
+//! the `opencode.db` SQLite store), from their content, and the refusal naming each; asked only
+//! when no format took the source ([`record`]).
 //!
-//! - Qwen Code (a Gemini CLI fork) records its chats as JSONL whose records carry Claude Code's
-//!   `uuid`/`parentUuid`/`sessionId` and `type: user | assistant | tool_result | system`, but
-//!   hold a Gemini `Content` (`message: {role, parts}`) where Claude Code holds
-//!   `message: {role, content}` (`ChatRecord` in QwenLM/qwen-code
-//!   `packages/core/src/services/chatRecordingService.ts`).
-//!
-//! The other shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
+//! The shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
 //! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
 //! files), Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
 //! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at
@@ -37,7 +29,6 @@ pub enum Refused {
     GooseDb,
     OpenCode,
     OpenCodeDb,
-    QwenCode,
 }
 
 impl Refused {
@@ -65,10 +56,6 @@ impl Refused {
                 "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
                  sessions yet"
             }
-            Refused::QwenCode => {
-                "a Qwen Code session (Claude Code's record envelope around Gemini `parts`): \
-                 ctxray does not read Qwen Code sessions yet (use --from to force a format)"
-            }
         }
     }
 
@@ -93,24 +80,6 @@ pub fn database(bytes: &[u8]) -> Option<Refused> {
         return Some(Refused::OpenCodeDb);
     }
     None
-}
-
-/// A record of a tool whose records a format ctxray reads would take (Qwen Code's look like
-/// Claude Code's), asked before any format's sniff.
-pub fn before_sniffs(v: &Value) -> Option<Refused> {
-    is_qwen_code(v).then_some(Refused::QwenCode)
-}
-
-/// A Qwen Code chat record: Claude Code's keys around a Gemini `Content`.
-fn is_qwen_code(v: &Value) -> bool {
-    let keyed = v.get("uuid").is_some() && v.get("sessionId").is_some();
-    let kind = matches!(
-        str_at(v, "type"),
-        Some("user" | "assistant" | "tool_result" | "system")
-    );
-    let gemini = v.pointer("/message/parts").is_some_and(Value::is_array)
-        && v.pointer("/message/content").is_none();
-    keyed && kind && gemini
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -277,21 +246,16 @@ mod tests {
 }
 
 #[cfg(test)]
-mod before_sniffs_tests {
-    //! Hand-written records in the shapes the writers named above produce (no real session of
-    //! either tool under a permissive licence and small enough for `fixtures/` was found).
+mod read_not_refused_tests {
+    //! Tools ctxray refused until it read them: hand-written records in the shapes their
+    //! writers produce are now read as their own format, neither refused nor read as another.
 
     use crate::formats::load_bytes;
+    use crate::session::Format;
 
-    fn refused(text: &str) -> String {
-        load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-    }
-
+    /// Qwen Code's records carry Claude Code's envelope around Gemini `parts`.
     #[test]
-    fn qwen_code_is_refused_by_name_not_read_as_claude_code() {
+    fn qwen_code_is_read_as_qwen_code_not_claude_code() {
         let text = concat!(
             r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-10-01T00:00:00Z","type":"user","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
             "\n",
@@ -300,11 +264,15 @@ mod before_sniffs_tests {
             r#"{"uuid":"t1","parentUuid":"a1","sessionId":"s","timestamp":"2025-10-01T00:00:02Z","type":"tool_result","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"read_file","response":{"output":"x"}}}]}}"#,
             "\n",
         );
-        let err = refused(text);
-        assert!(
-            err.starts_with("s.jsonl: not a session file: a Qwen Code session"),
-            "{err}"
-        );
+        let s = load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None)
+            .expect("a Qwen Code chat is read");
+        assert_eq!(s.format, Format::QWEN_CODE);
+        assert_eq!(s.messages.len(), 3);
+        // One record alone is still Qwen Code's.
+        let first = text.lines().next().unwrap_or_default();
+        let s = load_bytes(first.as_bytes().to_vec(), None, "s.jsonl", None)
+            .expect("a Qwen Code record is read");
+        assert_eq!(s.format, Format::QWEN_CODE);
     }
 
     /// pi was refused here until ctxray read it; its records are now read as pi, not
@@ -323,11 +291,11 @@ mod before_sniffs_tests {
         );
         let read = |text: &str| load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None);
         let s = read(text).expect("a pi session is read");
-        assert_eq!(s.format, crate::session::Format::PI);
+        assert_eq!(s.format, Format::PI);
         assert_eq!(s.messages.len(), 3);
         // Without its header, a tool result entry is still pi's.
         let tail: String = text.lines().skip(3).collect();
         let s = read(&tail).expect("a pi entry is read");
-        assert_eq!(s.format, crate::session::Format::PI);
+        assert_eq!(s.format, Format::PI);
     }
 }

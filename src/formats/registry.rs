@@ -14,12 +14,14 @@ pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
     openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0, pi,
-    pydantic_ai, swe_agent,
+    pydantic_ai, qwen_code, swe_agent,
 };
 use crate::session::Format;
 
-/// Every format, in detection order.
+/// Every format, in detection order. Qwen Code's records carry Claude Code's envelope, so it is
+/// asked first.
 pub static FORMATS: &[&dyn SessionFormat] = &[
+    &qwen_code::QwenCode,
     &claude_code::ClaudeCode,
     &codex::Codex,
     &openhands_eval::OpenHandsEval,
@@ -110,6 +112,7 @@ mod tests {
             Format::SWE_AGENT,
             Format::OPENHANDS_EVAL,
             Format::PI,
+            Format::QWEN_CODE,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }
