@@ -211,7 +211,6 @@ impl Builder {
             if let Some(mark) = self.session.marks.last_mut() {
                 if mark.summary.is_none() {
                     mark.summary = Some(summary_text.join("\n"));
-                    mark.post_tokens = usage.as_ref().and_then(|u| u.output);
                 }
             }
         } else if let Some(context) = usage.as_ref().and_then(Usage::context_total) {

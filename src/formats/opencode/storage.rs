@@ -77,7 +77,7 @@ impl Storage {
         let mut found = Vec::new();
         for project in sorted_entries(&self.root.join("session")) {
             for file in sorted_entries(&project) {
-                if !file.extension().is_some_and(|e| e == "json") {
+                if file.extension().is_none_or(|e| e != "json") {
                     continue;
                 }
                 let Ok(bytes) = crate::limits::read_regular(&file) else {

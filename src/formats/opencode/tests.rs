@@ -306,3 +306,43 @@ fn parent_loops_end() {
     assert_eq!(s.children.len(), 1);
     assert!(s.children[0].children.is_empty());
 }
+
+/// The picker finds the top-level session of a storage under the default root, not its
+/// subagent's, and loads it from what it found.
+#[test]
+fn the_picker_finds_top_level_sessions() {
+    use crate::live::discover::{count, discover, Locations};
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join(".local/share/opencode/storage");
+    copy_dir(&fixture("long"), &root);
+    let found: Vec<_> = discover(&Locations::under_home(home.path()))
+        .found
+        .into_iter()
+        .filter(|f| f.tool == Format::OPENCODE)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let f = &found[0];
+    assert!(f.path.ends_with("ses_dc32eefd5ffe4735QPW4Qe9PTZ.json"));
+    assert_eq!(f.title.as_deref(), Some("Scripted summary"));
+    assert_eq!(f.cwd.as_deref(), Some("/tmp/project"));
+    // `ls message/ses_dc32eefd5ffe4735QPW4Qe9PTZ | wc -l`
+    assert_eq!(f.messages, Some(10));
+    assert_eq!(count(f), Some(15));
+    // Beside an opencode.db the storage is what was migrated: not listed.
+    fs::write(home.path().join(".local/share/opencode/opencode.db"), b"").unwrap();
+    let found = discover(&Locations::under_home(home.path())).found;
+    assert!(found.iter().all(|f| f.tool != Format::OPENCODE));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
