@@ -34,6 +34,7 @@ mod langchain;
 mod openai_agents;
 mod openai_chat;
 mod openai_responses;
+mod opencode;
 mod openhands;
 mod openhands_eval;
 mod openhands_v0;

@@ -4,9 +4,10 @@
 //! message to be read as one, its tool requests lost).
 //!
 //! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
-//! `sessions.db` SQLite store) and opencode storage (the legacy JSON files under `storage/` and
-//! the `opencode.db` SQLite store), from their content, and the refusal naming each; asked only
-//! when no format took the source ([`record`]).
+//! `sessions.db` SQLite store), opencode's `opencode.db` SQLite store and the message and
+//! part files of its JSON storage given alone (the `opencode` format reads a session from its
+//! session file or the storage directory), from their content, and the refusal naming each;
+//! asked only when no format took the source ([`record`]).
 //!
 //! The shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
 //! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
@@ -49,8 +50,9 @@ impl Refused {
                  sessions yet"
             }
             Refused::OpenCode => {
-                "opencode storage (the session, message and part JSON under storage/): ctxray \
-                 does not read opencode sessions yet"
+                "an opencode message or part file (storage/message/, storage/part/): ctxray \
+                 reads an opencode session from its session file \
+                 storage/session/<project>/<session id>.json, or from the storage directory"
             }
             Refused::OpenCodeDb => {
                 "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
@@ -129,26 +131,29 @@ fn goose_message(v: &Value) -> bool {
         && v.get("content").is_some_and(Value::is_array)
 }
 
-/// An opencode storage record: a session (`ses_…` id with `projectID`), a message or a part
-/// (`sessionID` `ses_…` with a `msg_…`/`prt_…` id).
+/// An opencode storage message or part (`sessionID` `ses_…` with a `msg_…`/`prt_…` id).
 fn opencode_storage(v: &Value) -> bool {
     let id = str_at(v, "id").unwrap_or("");
     let session = str_at(v, "sessionID").is_some_and(|s| s.starts_with("ses_"));
-    (id.starts_with("ses_") && v.get("projectID").is_some())
-        || (session && (id.starts_with("msg_") || id.starts_with("prt_")))
+    session && (id.starts_with("msg_") || id.starts_with("prt_"))
 }
 
-/// A directory of a refused tool: opencode's data or storage directory, a Goose sessions
-/// directory, a Copilot CLI session directory.
+/// A directory of a refused tool: opencode's data directory holding `opencode.db` (or its
+/// `storage/` beside one: what the database was migrated from), a Goose sessions directory,
+/// a Copilot CLI session directory.
 pub fn directory(path: &Path) -> Option<Refused> {
     let is_dir = |p: &str| path.join(p).is_dir();
     let is_file = |p: &str| path.join(p).is_file();
     if is_file("opencode.db") {
         return Some(Refused::OpenCodeDb);
     }
-    let storage = ["session", "message", "part"].iter().all(|d| is_dir(d));
-    if storage || is_dir("storage/session") {
-        return Some(Refused::OpenCode);
+    let storage = ["session", "message"].iter().all(|d| is_dir(d));
+    if storage
+        && path
+            .parent()
+            .is_some_and(|p| p.join("opencode.db").is_file())
+    {
+        return Some(Refused::OpenCodeDb);
     }
     if is_file("sessions.db") {
         return Some(Refused::GooseDb);
@@ -217,7 +222,7 @@ mod tests {
                 "Goose",
             ),
             (
-                r#"{"id":"ses_1","projectID":"p","directory":"/w","title":"t","time":{"created":1}}"#,
+                r#"{"id":"msg_1","sessionID":"ses_1","role":"user","time":{"created":1}}"#,
                 "opencode",
             ),
         ];

@@ -13,8 +13,8 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0, pi,
-    pydantic_ai, qwen_code, swe_agent,
+    openai_agents, openai_chat, openai_responses, opencode, openhands, openhands_eval,
+    openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
 };
 use crate::session::Format;
 
@@ -28,6 +28,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &openhands::OpenHands,
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
+    &opencode::OpenCode,
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
     &aider::Aider,
@@ -113,6 +114,7 @@ mod tests {
             Format::OPENHANDS_EVAL,
             Format::PI,
             Format::QWEN_CODE,
+            Format::OPENCODE,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }
