@@ -12,9 +12,9 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0, pi,
-    pydantic_ai, swe_agent,
+    agent_framework, aider, anthropic, claude_code, cline, codex, gemini_cli, inspect_ai,
+    langchain, openai_agents, openai_chat, openai_responses, openhands, openhands_eval,
+    openhands_v0, pi, pydantic_ai, swe_agent,
 };
 use crate::session::Format;
 
@@ -34,6 +34,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
+    &cline::Cline,
     &anthropic::Anthropic,
     &openai_responses::OpenAiResponses,
     &openai_chat::OpenAiChat,
@@ -110,6 +111,7 @@ mod tests {
             Format::SWE_AGENT,
             Format::OPENHANDS_EVAL,
             Format::PI,
+            Format::CLINE,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }
