@@ -74,7 +74,7 @@ impl Pairing {
             };
             let mut content = vec![part];
             if header_only(&content[0].plain_text()) {
-                while let Some(next) = parts.next_if(|p| continues_output(p)) {
+                while let Some(next) = parts.next_if(continues_output) {
                     content.push(next);
                 }
             }
