@@ -1,9 +1,9 @@
 //! Tool results written as user text: Cline and Roo Code answer each call of an assistant
 //! message in the next user message with a text block `[<name> for '<arg>'] Result:\n<output>`
 //! (or `[<name>] Result:`), one per call in call order, followed by other text
-//! (`<environment_details>`, reminders). Older versions write the header `[…] Result:` as a
-//! block of its own, the output in the blocks after it. Some versions write real
-//! `tool_result` blocks instead, with the call's id.
+//! (`<environment_details>`, reminders). Roo Code and older Cline write the header `[…]
+//! Result:` as a block of its own, the output in the blocks after it (text, images). Some
+//! versions write real `tool_result` blocks instead, with the call's id.
 //!
 //! Owns: recognising such a header, and pairing each result with the earliest call of the
 //! previous assistant message that has the same name and no result yet, turning the text into
@@ -14,7 +14,9 @@
 //! Followed: `ToolResultUtils.pushToolResult` / `createToolResultBlock` (cline/cline
 //! `src/core/task/tools/utils/ToolResultUtils.ts`, the text is `${description} Result:\n${result}`
 //! where `description` is the handler's `getDescription`), and `formatResponse.toolError`
-//! (`The tool execution failed with the following error:`) for `is_error`.
+//! (`The tool execution failed with the following error:`) for `is_error`; for Roo Code,
+//! `pushToolResult` in RooVetGit/Roo-Code `src/core/assistant-message/presentAssistantMessage.ts`
+//! (the header block, then the output blocks).
 
 use crate::session::{Message, Part};
 
@@ -99,12 +101,17 @@ impl Pairing {
     }
 }
 
+/// Texts the tools add after the results, never part of one: the environment details, and
+/// the notes on calls that were not run.
+const NOT_OUTPUT: [&str; 3] = ["<environment_details>", "Tool [", "Skipping tool "];
+
 /// A block after a header-only block that belongs to the tool's output: not the next header,
-/// not the environment details Cline appends to every user message.
+/// nor one of [`NOT_OUTPUT`].
 fn continues_output(part: &Part) -> bool {
     match part {
         Part::Text { text } => {
-            header(text).is_none() && !text.trim_start().starts_with("<environment_details>")
+            let start = text.trim_start();
+            header(text).is_none() && !NOT_OUTPUT.iter().any(|p| start.starts_with(p))
         }
         Part::Image(_) => true,
         _ => false,

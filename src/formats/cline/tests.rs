@@ -155,13 +155,13 @@ fn a_header_block_takes_the_output_blocks_after_it() {
     let s = inline(
         r#"[{"role":"user","content":[{"type":"text","text":"<task>hi</task>"}],"ts":1},
         {"role":"assistant","content":[{"type":"text","text":"<read_file>\n<path>é.md</path>\n</read_file>"}],"ts":2},
-        {"role":"user","content":[{"type":"text","text":"[read_file for 'é.md'] Result:"},{"type":"text","text":"hello"},{"type":"text","text":"<environment_details>x</environment_details>"}],"ts":3}]"#,
+        {"role":"user","content":[{"type":"text","text":"[read_file for 'é.md'] Result:"},{"type":"text","text":"hello"},{"type":"text","text":"Tool [list_files] was not executed because a tool has already been used in this message."},{"type":"text","text":"<environment_details>x</environment_details>"}],"ts":3}]"#,
     );
     assert_eq!(s.format, Format::CLINE);
     match &s.messages[2].parts[..] {
         [Part::ToolResult {
             call_id, content, ..
-        }, Part::Text { .. }] => {
+        }, Part::Text { .. }, Part::Text { .. }] => {
             assert_eq!(call_id, "1-0");
             assert_eq!(content.len(), 2);
         }

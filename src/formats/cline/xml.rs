@@ -1,7 +1,8 @@
 //! Tool calls written in the assistant's text (Cline's and Roo Code's XML tool protocol):
 //! `<read_file>\n<path>x</path>\n</read_file>` anywhere in a text block, several per message.
 //!
-//! Owns: cutting a text part at each tool tag into the text around it and a `ToolCall` whose
+//! Owns: cutting a text part at each tool tag into the text around it (whitespace alone between
+//! tags is not kept) and a `ToolCall` whose
 //! name is the tag and whose arguments are the tag's inner text as the model wrote it (so its
 //! tokens are what was sent). Ids are synthesized from the record and the call's position,
 //! `<record>-<n>`, as the file records none.
@@ -72,6 +73,10 @@ pub(super) fn calls(parts: Vec<Part>, record: usize) -> Vec<Part> {
 
 /// Pushes the text and calls of one text block.
 fn split(text: &str, record: usize, n: &mut usize, out: &mut Vec<Part>) {
+    if next_tag(text).is_none() {
+        out.push(Part::text(text));
+        return;
+    }
     let mut rest = text;
     while let Some((start, name)) = next_tag(rest) {
         let before = &rest[..start];
@@ -93,7 +98,7 @@ fn split(text: &str, record: usize, n: &mut usize, out: &mut Vec<Part>) {
         *n += 1;
         rest = after;
     }
-    if !rest.trim().is_empty() || out.is_empty() {
+    if !rest.trim().is_empty() {
         out.push(Part::text(rest));
     }
 }
