@@ -2,9 +2,8 @@
 //! `<read_file>\n<path>x</path>\n</read_file>` anywhere in a text block, several per message.
 //!
 //! Owns: cutting a text part at each tool tag into the text around it (whitespace alone between
-//! tags is not kept) and a `ToolCall` whose
-//! name is the tag and whose arguments are the tag's inner text as the model wrote it (so its
-//! tokens are what was sent). Ids are synthesized from the record and the call's position,
+//! tags is not kept) and a `ToolCall` whose name is the tag and whose arguments are the tag's
+//! inner text as the model wrote it (so its tokens are what was sent). Ids are synthesized from the record and the call's position,
 //! `<record>-<n>`, as the file records none.
 //!
 //! Followed: Cline's `parseAssistantMessageV2` (`src/core/assistant-message/`): a tool use
