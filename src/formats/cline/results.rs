@@ -5,7 +5,10 @@
 //! Result:` as a block of its own, the output in the blocks after it (text, images). Some
 //! versions write real `tool_result` blocks instead, with the call's id.
 //!
-//! Owns: recognising such a header, and pairing each result with the earliest call of the
+//! A call that was not run is answered by a note instead (`Tool [name] was not executed …`,
+//! `Skipping tool …`): it is its result, as the model reads it.
+//!
+//! Owns: recognising such a header or note, and pairing each result with the earliest call of the
 //! previous assistant message that has the same name and no result yet, turning the text into
 //! a `ToolResult` with that call's id. A result no call answers keeps its text in a
 //! `ToolResult` under an id of its own (`<record>-result-<n>`), so it is reported as a result
@@ -26,14 +29,43 @@ const TOOL_ERROR: &str = "The tool execution failed with the following error:";
 /// The tool name of a result header: `text` starts `[name]`, `[name for …]` (or another
 /// description after a space) and holds `] Result:`.
 pub(super) fn header(text: &str) -> Option<&str> {
-    let rest = text.strip_prefix('[')?;
+    let name = name_at(text.strip_prefix('[')?)?;
+    text.contains("] Result:").then_some(name)
+}
+
+/// The tool name of a note that stands for a call's result: the call was not run because
+/// another tool ran first (`formatResponse.toolAlreadyUsed`: `Tool [name] was not executed …`)
+/// or the user rejected an earlier one (Cline: `Skipping tool due to user rejecting a previous
+/// tool. [description]`, Roo Code: `Skipping tool [description] due to …`).
+fn note(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("Tool [")
+        .filter(|r| {
+            r.contains("] was not executed") || r.contains("] was interrupted and not executed")
+        })
+        .or_else(|| text.strip_prefix("Skipping tool ["))
+        .or_else(|| {
+            let (reason, description) = text.split_once(" [")?;
+            let rejected = reason.ends_with("due to user rejecting a previous tool.");
+            rejected.then_some(description)
+        })?;
+    name_at(rest)
+}
+
+/// The tool name a result or note names: `text` or a note's description.
+pub(super) fn named(text: &str) -> Option<&str> {
+    header(text).or_else(|| note(text))
+}
+
+/// The tool name at the start of a description (after its `[`): followed by `]` or a space.
+fn name_at(rest: &str) -> Option<&str> {
     let len = rest
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
         .count();
     let after = rest.get(len..)?;
     let described = after.starts_with(']') || after.starts_with(' ');
-    (len > 0 && described && text.contains("] Result:")).then(|| &rest[..len])
+    (len > 0 && described).then(|| &rest[..len])
 }
 
 /// Whether `text` is only a header, its output in the blocks after it.
@@ -67,7 +99,7 @@ impl Pairing {
                     self.waiting.retain(|(id, _)| id != call_id);
                     None
                 }
-                Part::Text { text } => header(text).map(str::to_string),
+                Part::Text { text } => named(text).map(str::to_string),
                 _ => None,
             };
             let Some(name) = name else {
@@ -101,17 +133,12 @@ impl Pairing {
     }
 }
 
-/// Texts the tools add after the results, never part of one: the environment details, and
-/// the notes on calls that were not run.
-const NOT_OUTPUT: [&str; 3] = ["<environment_details>", "Tool [", "Skipping tool "];
-
-/// A block after a header-only block that belongs to the tool's output: not the next header,
-/// nor one of [`NOT_OUTPUT`].
+/// A block after a header-only block that belongs to the tool's output: not the next result
+/// or note, nor the environment details Cline appends to every user message.
 fn continues_output(part: &Part) -> bool {
     match part {
         Part::Text { text } => {
-            let start = text.trim_start();
-            header(text).is_none() && !NOT_OUTPUT.iter().any(|p| start.starts_with(p))
+            named(text).is_none() && !text.trim_start().starts_with("<environment_details>")
         }
         Part::Image(_) => true,
         _ => false,

@@ -151,18 +151,21 @@ fn a_result_no_call_answers_is_kept_as_an_orphan() {
 
 #[test]
 fn a_header_block_takes_the_output_blocks_after_it() {
-    // Older Cline and Roo Code: the header alone, the output in the next block.
+    // Roo Code and older Cline: the header alone, the output in the next block; the second
+    // call was not run, and the note saying so is its result.
     let s = inline(
         r#"[{"role":"user","content":[{"type":"text","text":"<task>hi</task>"}],"ts":1},
-        {"role":"assistant","content":[{"type":"text","text":"<read_file>\n<path>é.md</path>\n</read_file>"}],"ts":2},
+        {"role":"assistant","content":[{"type":"text","text":"<read_file>\n<path>é.md</path>\n</read_file>\n<list_files>\n<path>.</path>\n</list_files>"}],"ts":2},
         {"role":"user","content":[{"type":"text","text":"[read_file for 'é.md'] Result:"},{"type":"text","text":"hello"},{"type":"text","text":"Tool [list_files] was not executed because a tool has already been used in this message."},{"type":"text","text":"<environment_details>x</environment_details>"}],"ts":3}]"#,
     );
     assert_eq!(s.format, Format::CLINE);
     match &s.messages[2].parts[..] {
         [Part::ToolResult {
             call_id, content, ..
-        }, Part::Text { .. }, Part::Text { .. }] => {
-            assert_eq!(call_id, "1-0");
+        }, Part::ToolResult {
+            call_id: not_run, ..
+        }, Part::Text { .. }] => {
+            assert_eq!((call_id.as_str(), not_run.as_str()), ("1-0", "1-1"));
             assert_eq!(content.len(), 2);
         }
         other => panic!("{other:?}"),
@@ -196,4 +199,17 @@ fn xml_edge_cases_do_not_panic() {
     // The item without content is reported, not made an empty message.
     assert_eq!(s.messages.len(), 3);
     assert_eq!(s.source.skipped.len(), 1);
+}
+
+#[test]
+fn a_rejection_note_answers_the_call_it_names() {
+    // Cline 2.18's `createToolRejectionMessage`: the reason, then the call's description.
+    let s = inline(
+        r#"[{"role":"user","content":[{"type":"text","text":"go"}]},
+        {"role":"assistant","content":[{"type":"tool_use","id":"a","name":"execute_command","input":{}},{"type":"tool_use","id":"b","name":"read_file","input":{}}],"modelInfo":{"modelId":"m","providerId":"openai","mode":"act"}},
+        {"role":"user","content":[{"type":"text","text":"[execute_command for 'rm x'] Result:\nThe user denied this operation."},{"type":"text","text":"Skipping tool due to user rejecting a previous tool. [read_file for 'y']"},{"type":"text","text":"Tool [read_file] has been called 3 times consecutively with identical arguments."}]}]"#,
+    );
+    assert_eq!(s.messages[2].result_ids().collect::<Vec<_>>(), ["a", "b"]);
+    // A warning about repeated calls is not a result.
+    assert_eq!(s.messages[2].parts[2].kind(), "text");
 }
