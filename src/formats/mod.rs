@@ -27,6 +27,7 @@ pub(crate) mod agent_framework;
 mod aider;
 mod anthropic;
 mod claude_code;
+mod cline;
 mod codex;
 mod gemini_cli;
 mod inspect_ai;

@@ -12,8 +12,8 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, opencode, openhands, openhands_eval,
+    agent_framework, aider, anthropic, claude_code, cline, codex, gemini_cli, inspect_ai,
+    langchain, openai_agents, openai_chat, openai_responses, opencode, openhands, openhands_eval,
     openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
 };
 use crate::session::Format;
@@ -37,6 +37,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
+    &cline::Cline,
     &anthropic::Anthropic,
     &openai_responses::OpenAiResponses,
     &openai_chat::OpenAiChat,
@@ -115,6 +116,7 @@ mod tests {
             Format::PI,
             Format::QWEN_CODE,
             Format::OPENCODE,
+            Format::CLINE,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }
