@@ -28,6 +28,7 @@ mod aider;
 mod anthropic;
 mod claude_code;
 mod codex;
+mod copilot_cli;
 mod gemini_cli;
 mod inspect_ai;
 mod langchain;

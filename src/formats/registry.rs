@@ -12,9 +12,9 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, openhands, openhands_eval, openhands_v0, pi,
-    pydantic_ai, swe_agent,
+    agent_framework, aider, anthropic, claude_code, codex, copilot_cli, gemini_cli, inspect_ai,
+    langchain, openai_agents, openai_chat, openai_responses, openhands, openhands_eval,
+    openhands_v0, pi, pydantic_ai, swe_agent,
 };
 use crate::session::Format;
 
@@ -30,6 +30,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &openai_agents::OpenAiAgents,
     &aider::Aider,
     &pi::Pi,
+    &copilot_cli::CopilotCli,
     &swe_agent::SweAgent,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
@@ -110,6 +111,7 @@ mod tests {
             Format::SWE_AGENT,
             Format::OPENHANDS_EVAL,
             Format::PI,
+            Format::COPILOT_CLI,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

@@ -29,6 +29,7 @@ impl Format {
     pub const AIDER: Format = Format("aider");
     pub const SWE_AGENT: Format = Format("swe-agent");
     pub const PI: Format = Format("pi");
+    pub const COPILOT_CLI: Format = Format("copilot-cli");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.
