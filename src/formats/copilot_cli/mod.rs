@@ -10,10 +10,12 @@
 //! `agentId`; each sub-agent is a child session, named by its `subagent.started` event.
 //!
 //! Owns: recognising the events, the session's id, title and model, and routing each event to
-//! the main agent or its sub-agent (`agent` reads the events into messages). A malformed line
+//! the main agent or its sub-agent (`agent` reads the events into messages; `home` finds the
+//! sessions on disk). A malformed line
 //! is skipped and reported by the loader.
 
 mod agent;
+mod home;
 #[cfg(test)]
 mod tests;
 
@@ -64,6 +66,20 @@ impl super::session_format::SessionFormat for CopilotCli {
 
     fn writes_lines(&self) -> bool {
         true
+    }
+
+    fn home(&self) -> Option<super::home::Home> {
+        Some(super::home::Home {
+            tool: "Copilot CLI",
+            dir: ".copilot",
+            var: Some("COPILOT_HOME"),
+            var_below: "",
+            layout: "session-state/*/events.jsonl, session-state/*.jsonl",
+        })
+    }
+
+    fn find(&self, root: &Path, finder: &mut super::home::Finder) {
+        home::find(root, finder)
     }
 }
 

@@ -113,7 +113,9 @@ fn tools_session_counts() {
     // Two parallel views in the first assistant message, with its reasoning text.
     let first = &s.messages[2];
     assert_eq!(first.client_calls().count(), 2);
-    assert!(matches!(&first.parts[0], Part::Reasoning { text, .. } if text.starts_with("I should read")));
+    assert!(
+        matches!(&first.parts[0], Part::Reasoning { text, .. } if text.starts_with("I should read"))
+    );
     // python3 -c "import json;R=[json.loads(l) for l in open('fixtures/copilot-cli/tools.jsonl')];print([(r['data']['usage']['inputTokens'],r['data']['usage']['outputTokens']) for r in R if r['type']=='session.usage_record'])"
     assert_eq!(
         usage_of(&s),
@@ -175,7 +177,10 @@ fn failing_and_compacted_session_counts() {
     assert_eq!(mark.kind, "compaction");
     assert_eq!(mark.source_index, 31);
     assert_eq!(mark.trigger.as_deref(), Some("manual"));
-    assert_eq!((mark.pre_tokens, mark.post_tokens), (Some(10524), Some(10442)));
+    assert_eq!(
+        (mark.pre_tokens, mark.post_tokens),
+        (Some(10524), Some(10442))
+    );
     let summary = &s.messages[mark.before_message];
     assert_eq!(summary.source_index, 31);
     assert!(
@@ -197,7 +202,10 @@ fn subagent_session_counts() {
     // The main agent's events (no agentId): system once, user, assistant, tool:
     // python3 -c "import json;R=[json.loads(l) for l in open('fixtures/copilot-cli/subagent.jsonl')];M=[r for r in R if 'agentId' not in r];print(min(1,sum(r['type']=='system.message' for r in M))+sum(r['type'] in('user.message','assistant.message','tool.execution_complete') for r in M))"
     assert_eq!(s.messages.len(), 5);
-    assert_eq!(roles(&s), ["system", "user", "assistant", "tool", "assistant"]);
+    assert_eq!(
+        roles(&s),
+        ["system", "user", "assistant", "tool", "assistant"]
+    );
     // python3 -c "import json;R=[json.loads(l) for l in open('fixtures/copilot-cli/subagent.jsonl')];print([(r.get('agentId'),[t['toolCallId'] for t in r['data']['toolRequests']]) for r in R if r['type']=='assistant.message'])"
     assert_eq!(calls(&s), ["call_0001"]);
     assert_eq!(results(&s), [("call_0001".to_string(), Some(false))]);
@@ -215,7 +223,10 @@ fn subagent_session_counts() {
         )
     );
     assert_eq!(child.messages.len(), 5);
-    assert_eq!(roles(child), ["system", "user", "assistant", "tool", "assistant"]);
+    assert_eq!(
+        roles(child),
+        ["system", "user", "assistant", "tool", "assistant"]
+    );
     assert_eq!(calls(child), ["call_0002"]);
     assert_eq!(results(child), [("call_0002".to_string(), Some(false))]);
     assert!(all_paired(child));
@@ -252,7 +263,10 @@ fn broken_and_older_records_are_reported_not_dropped() {
     let s = read(text);
     assert_eq!(s.model.as_deref(), Some("m1"));
     assert_eq!(roles(&s), ["user", "assistant", "event"]);
-    let usage = s.messages[1].usage.as_ref().expect("usage after the message");
+    let usage = s.messages[1]
+        .usage
+        .as_ref()
+        .expect("usage after the message");
     assert_eq!((usage.input, usage.cache_read), (Some(100), Some(60)));
     assert_eq!(usage.context_input(), Some(100), "input includes the cache");
     let mut skipped: Vec<usize> = s.source.skipped.iter().map(|k| k.line).collect();
@@ -260,7 +274,10 @@ fn broken_and_older_records_are_reported_not_dropped() {
     assert_eq!(skipped, [5, 6, 7]);
     assert_eq!(s.marks.len(), 1);
     assert_eq!(s.marks[0].kind, "truncation");
-    assert_eq!((s.marks[0].pre_tokens, s.marks[0].post_tokens), (Some(90), Some(40)));
+    assert_eq!(
+        (s.marks[0].pre_tokens, s.marks[0].post_tokens),
+        (Some(90), Some(40))
+    );
 }
 
 /// Copilot CLI events were refused by name until ctxray read them; a session directory
