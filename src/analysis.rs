@@ -124,6 +124,22 @@ pub fn encoding_for(
 }
 
 impl Analysis {
+    /// A file of many sessions (an evaluation output, a multi-sample log, an aider history of
+    /// several runs): no messages of its own, its children are the sessions. Else its children
+    /// are subagents of the session it is.
+    pub fn holds_sessions(&self) -> bool {
+        self.session.messages.is_empty() && !self.children.is_empty()
+    }
+
+    /// What its children are called: `("session", "sessions")` or `("subagent", "subagents")`.
+    pub fn children_noun(&self) -> (&'static str, &'static str) {
+        if self.holds_sessions() {
+            ("session", "sessions")
+        } else {
+            ("subagent", "subagents")
+        }
+    }
+
     pub fn new(session: Session, registry: &Registry, options: &Options) -> Analysis {
         Analysis::with_progress(session, registry, options, None)
     }

@@ -124,7 +124,7 @@ pub fn not_a_session(source: &Source, err: &anyhow::Error) -> bool {
 /// source with no messages of its own and children), else the source itself. Subagents stay
 /// inside the session that started them.
 pub fn units(analysis: &Analysis) -> Vec<&Analysis> {
-    if analysis.session.messages.is_empty() && !analysis.children.is_empty() {
+    if analysis.holds_sessions() {
         analysis.children.iter().collect()
     } else {
         vec![analysis]

@@ -31,20 +31,12 @@ pub fn detect(loaded: &Loaded) -> Result<Format, LoadError> {
                 LoadError::not_session(&loaded.shown, "not JSON and not a known text format")
             }))
         }
-        Doc::Lines(lines) if lines.len() == 1 => {
-            if let Some(tool) = loaded.document().and_then(refused::before_sniffs) {
-                return Err(tool.error(&loaded.shown));
-            }
-            loaded
-                .document()
-                .and_then(|v| detect_record(v).or_else(|| detect_document(v)))
-        }
+        Doc::Lines(lines) if lines.len() == 1 => loaded
+            .document()
+            .and_then(|v| detect_record(v).or_else(|| detect_document(v))),
         Doc::Lines(lines) => {
             // Only the first lines are looked at: the others' values are not built.
             let head = lines.head(&loaded.buffer, PROBE_LINES);
-            if let Some(tool) = head.iter().find_map(|v| refused::before_sniffs(v)) {
-                return Err(tool.error(&loaded.shown));
-            }
             let record = head.iter().find_map(|v| detect_record(v));
             if record.is_none() {
                 // A refused tool's records may look like a list of messages (Goose's do).

@@ -1,5 +1,6 @@
-//! Noting the records read into messages with no parts (`empty-record` findings), while the
-//! source's bytes are at hand: each record's line and its keys one level down, so a misspelt
+//! Noting the records read into messages with no parts (`empty-record` findings), or that a
+//! loader found lacking their content's key (`source.hollow`), while the source's bytes are at
+//! hand: each record's line and its keys one level down, so a misspelt
 //! key shows. The loaders call [`note`] before they may let the bytes go; the findings are
 //! `structure::empty`'s.
 
@@ -16,8 +17,11 @@ const KEYS_SHOWN: usize = 12;
 /// format, not records of this one that lack a key.
 pub fn note(session: &mut Session) {
     let sure = session.source.uncertain.is_none();
+    let mut hollow = std::mem::take(&mut session.source.hollow);
+    hollow.sort_unstable();
+    let lacks = |m: &Message| m.parts.is_empty() || hollow.binary_search(&m.index).is_ok();
     let empty: Vec<&Message> = (session.messages.iter())
-        .filter(|m| sure && m.parts.is_empty() && m.raw.is_some())
+        .filter(|m| sure && lacks(m) && m.raw.is_some())
         .collect();
     let notes = if empty.is_empty() {
         Vec::new()

@@ -35,11 +35,13 @@ mod langchain;
 mod openai_agents;
 mod openai_chat;
 mod openai_responses;
+mod opencode;
 mod openhands;
 mod openhands_eval;
 mod openhands_v0;
 mod pi;
 mod pydantic_ai;
+mod qwen_code;
 mod swe_agent;
 
 use std::fs;

@@ -3,20 +3,13 @@
 //! (a Goose message line `{role, created, content}` looks enough like a Chat Completions
 //! message to be read as one, its tool requests lost).
 //!
-//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store), opencode
-//! storage (the legacy JSON files under `storage/` and
-//! the `opencode.db` SQLite store) and Qwen Code chats, from their content, and the refusal
-//! naming each. Qwen Code looks enough like a format ctxray reads (Claude Code's envelope) to
-//! be asked about before any format's sniff ([`before_sniffs`]); the others only when no
-//! format took the source ([`record`]).
+//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store),
+//! opencode's `opencode.db` SQLite store and the message and
+//! part files of its JSON storage given alone (the `opencode` format reads a session from its
+//! session file or the storage directory), from their content, and the refusal naming each;
+//! asked only when no format took the source ([`record`]).
 //!
-//! - Qwen Code (a Gemini CLI fork) records its chats as JSONL whose records carry Claude Code's
-//!   `uuid`/`parentUuid`/`sessionId` and `type: user | assistant | tool_result | system`, but
-//!   hold a Gemini `Content` (`message: {role, parts}`) where Claude Code holds
-//!   `message: {role, content}` (`ChatRecord` in QwenLM/qwen-code
-//!   `packages/core/src/services/chatRecordingService.ts`).
-//!
-//! The other shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
+//! The shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
 //! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at
 //! a session's content.
 
@@ -34,7 +27,6 @@ pub enum Refused {
     GooseDb,
     OpenCode,
     OpenCodeDb,
-    QwenCode,
 }
 
 impl Refused {
@@ -50,16 +42,13 @@ impl Refused {
                  sessions yet"
             }
             Refused::OpenCode => {
-                "opencode storage (the session, message and part JSON under storage/): ctxray \
-                 does not read opencode sessions yet"
+                "an opencode message or part file (storage/message/, storage/part/): ctxray \
+                 reads an opencode session from its session file \
+                 storage/session/<project>/<session id>.json, or from the storage directory"
             }
             Refused::OpenCodeDb => {
                 "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
                  sessions yet"
-            }
-            Refused::QwenCode => {
-                "a Qwen Code session (Claude Code's record envelope around Gemini `parts`): \
-                 ctxray does not read Qwen Code sessions yet (use --from to force a format)"
             }
         }
     }
@@ -85,24 +74,6 @@ pub fn database(bytes: &[u8]) -> Option<Refused> {
         return Some(Refused::OpenCodeDb);
     }
     None
-}
-
-/// A record of a tool whose records a format ctxray reads would take (Qwen Code's look like
-/// Claude Code's), asked before any format's sniff.
-pub fn before_sniffs(v: &Value) -> Option<Refused> {
-    is_qwen_code(v).then_some(Refused::QwenCode)
-}
-
-/// A Qwen Code chat record: Claude Code's keys around a Gemini `Content`.
-fn is_qwen_code(v: &Value) -> bool {
-    let keyed = v.get("uuid").is_some() && v.get("sessionId").is_some();
-    let kind = matches!(
-        str_at(v, "type"),
-        Some("user" | "assistant" | "tool_result" | "system")
-    );
-    let gemini = v.pointer("/message/parts").is_some_and(Value::is_array)
-        && v.pointer("/message/content").is_none();
-    keyed && kind && gemini
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -131,26 +102,28 @@ fn goose_message(v: &Value) -> bool {
         && v.get("content").is_some_and(Value::is_array)
 }
 
-/// An opencode storage record: a session (`ses_…` id with `projectID`), a message or a part
-/// (`sessionID` `ses_…` with a `msg_…`/`prt_…` id).
+/// An opencode storage message or part (`sessionID` `ses_…` with a `msg_…`/`prt_…` id).
 fn opencode_storage(v: &Value) -> bool {
     let id = str_at(v, "id").unwrap_or("");
     let session = str_at(v, "sessionID").is_some_and(|s| s.starts_with("ses_"));
-    (id.starts_with("ses_") && v.get("projectID").is_some())
-        || (session && (id.starts_with("msg_") || id.starts_with("prt_")))
+    session && (id.starts_with("msg_") || id.starts_with("prt_"))
 }
 
-/// A directory of a refused tool: opencode's data or storage directory, a Goose sessions
-/// directory.
+/// A directory of a refused tool: opencode's data directory holding `opencode.db` (or its
+/// `storage/` beside one: what the database was migrated from), a Goose sessions directory.
 pub fn directory(path: &Path) -> Option<Refused> {
     let is_dir = |p: &str| path.join(p).is_dir();
     let is_file = |p: &str| path.join(p).is_file();
     if is_file("opencode.db") {
         return Some(Refused::OpenCodeDb);
     }
-    let storage = ["session", "message", "part"].iter().all(|d| is_dir(d));
-    if storage || is_dir("storage/session") {
-        return Some(Refused::OpenCode);
+    let storage = ["session", "message"].iter().all(|d| is_dir(d));
+    if storage
+        && path
+            .parent()
+            .is_some_and(|p| p.join("opencode.db").is_file())
+    {
+        return Some(Refused::OpenCodeDb);
     }
     if is_file("sessions.db") {
         return Some(Refused::GooseDb);
@@ -204,7 +177,7 @@ mod tests {
                 "Goose",
             ),
             (
-                r#"{"id":"ses_1","projectID":"p","directory":"/w","title":"t","time":{"created":1}}"#,
+                r#"{"id":"msg_1","sessionID":"ses_1","role":"user","time":{"created":1}}"#,
                 "opencode",
             ),
         ];
@@ -233,21 +206,16 @@ mod tests {
 }
 
 #[cfg(test)]
-mod before_sniffs_tests {
-    //! Hand-written records in the shapes the writers named above produce (no real session of
-    //! either tool under a permissive licence and small enough for `fixtures/` was found).
+mod read_not_refused_tests {
+    //! Tools ctxray refused until it read them: hand-written records in the shapes their
+    //! writers produce are now read as their own format, neither refused nor read as another.
 
     use crate::formats::load_bytes;
+    use crate::session::Format;
 
-    fn refused(text: &str) -> String {
-        load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-    }
-
+    /// Qwen Code's records carry Claude Code's envelope around Gemini `parts`.
     #[test]
-    fn qwen_code_is_refused_by_name_not_read_as_claude_code() {
+    fn qwen_code_is_read_as_qwen_code_not_claude_code() {
         let text = concat!(
             r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-10-01T00:00:00Z","type":"user","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
             "\n",
@@ -256,11 +224,15 @@ mod before_sniffs_tests {
             r#"{"uuid":"t1","parentUuid":"a1","sessionId":"s","timestamp":"2025-10-01T00:00:02Z","type":"tool_result","cwd":"/p","version":"0.1.0","message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"read_file","response":{"output":"x"}}}]}}"#,
             "\n",
         );
-        let err = refused(text);
-        assert!(
-            err.starts_with("s.jsonl: not a session file: a Qwen Code session"),
-            "{err}"
-        );
+        let s = load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None)
+            .expect("a Qwen Code chat is read");
+        assert_eq!(s.format, Format::QWEN_CODE);
+        assert_eq!(s.messages.len(), 3);
+        // One record alone is still Qwen Code's.
+        let first = text.lines().next().unwrap_or_default();
+        let s = load_bytes(first.as_bytes().to_vec(), None, "s.jsonl", None)
+            .expect("a Qwen Code record is read");
+        assert_eq!(s.format, Format::QWEN_CODE);
     }
 
     /// pi was refused here until ctxray read it; its records are now read as pi, not
@@ -279,11 +251,11 @@ mod before_sniffs_tests {
         );
         let read = |text: &str| load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None);
         let s = read(text).expect("a pi session is read");
-        assert_eq!(s.format, crate::session::Format::PI);
+        assert_eq!(s.format, Format::PI);
         assert_eq!(s.messages.len(), 3);
         // Without its header, a tool result entry is still pi's.
         let tail: String = text.lines().skip(3).collect();
         let s = read(&tail).expect("a pi entry is read");
-        assert_eq!(s.format, crate::session::Format::PI);
+        assert_eq!(s.format, Format::PI);
     }
 }

@@ -13,19 +13,22 @@ use std::str::FromStr;
 pub use super::session_format::SessionFormat;
 use super::{
     agent_framework, aider, anthropic, claude_code, codex, copilot_cli, gemini_cli, inspect_ai,
-    langchain, openai_agents, openai_chat, openai_responses, openhands, openhands_eval,
-    openhands_v0, pi, pydantic_ai, swe_agent,
+    langchain, openai_agents, openai_chat, openai_responses, opencode, openhands, openhands_eval,
+    openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
 };
 use crate::session::Format;
 
-/// Every format, in detection order.
+/// Every format, in detection order. Qwen Code's records carry Claude Code's envelope, so it is
+/// asked first.
 pub static FORMATS: &[&dyn SessionFormat] = &[
+    &qwen_code::QwenCode,
     &claude_code::ClaudeCode,
     &codex::Codex,
     &openhands_eval::OpenHandsEval,
     &openhands::OpenHands,
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
+    &opencode::OpenCode,
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
     &aider::Aider,
@@ -111,6 +114,8 @@ mod tests {
             Format::SWE_AGENT,
             Format::OPENHANDS_EVAL,
             Format::PI,
+            Format::QWEN_CODE,
+            Format::OPENCODE,
             Format::COPILOT_CLI,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));

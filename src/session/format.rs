@@ -29,6 +29,8 @@ impl Format {
     pub const AIDER: Format = Format("aider");
     pub const SWE_AGENT: Format = Format("swe-agent");
     pub const PI: Format = Format("pi");
+    pub const QWEN_CODE: Format = Format("qwen-code");
+    pub const OPENCODE: Format = Format("opencode");
     pub const COPILOT_CLI: Format = Format("copilot-cli");
 
     /// The format named `name`. Only a format's own module and the constants above make one;

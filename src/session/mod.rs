@@ -221,6 +221,9 @@ pub struct Source {
     pub uncertain: Option<String>,
     /// Records that became messages with nothing in them, noted while their bytes were there.
     pub empty: Vec<EmptyRecord>,
+    /// Messages whose record lacks the key its content is under, though the message has a
+    /// part (a tool result paired with its call by id, holding nothing): noted in `empty` too.
+    pub hollow: Vec<usize>,
 }
 
 /// A record read into a message with no parts: it lacked what its kind needs (a misspelt

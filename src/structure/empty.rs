@@ -102,6 +102,30 @@ mod tests {
         assert_eq!(s.source.empty[0].keys, "role, contnet");
     }
 
+    /// A Chat Completions tool message with its `content` misspelt still answers its call (the
+    /// group stays whole) but is noted; one whose output is "" is a tool's own empty output.
+    #[test]
+    fn a_tool_message_without_its_content_key_is_noted_and_stays_paired() {
+        let bytes = br#"[{"role":"user","content":"hi"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"ls","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","contnet":"a.txt"},
+{"role":"tool","tool_call_id":"c2","content":""}]"#;
+        let s = crate::formats::load_bytes(bytes.to_vec(), None, "t.json", None).unwrap();
+        let all = session_findings(&s, &group_messages(&s), 0, None);
+        let found: Vec<_> = all.iter().filter(|f| f.code == "empty-record").collect();
+        assert_eq!(found.len(), 1, "{all:?}");
+        assert_eq!(found[0].messages, vec![2]);
+        assert_eq!(
+            found[0].detail,
+            "tool record at line 3 has no content: keys role, tool_call_id, contnet"
+        );
+        assert!(
+            !all.iter()
+                .any(|f| f.code.contains("without-result") || f.code.contains("orphan")),
+            "{all:?}"
+        );
+    }
+
     #[test]
     fn past_ten_the_rest_share_one_finding() {
         let mut records = vec![r#"{"role":"user","content":"hi"}"#.to_string()];

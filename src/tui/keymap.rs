@@ -208,7 +208,7 @@ const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "a",
-        help: "subagents of this session",
+        help: "subagents of this session; the sessions of a file of many",
         listens: &[plain('a')],
         msg: || Msg::Subagents,
     },

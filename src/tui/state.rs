@@ -224,6 +224,10 @@ impl AppState {
             legend: false,
             crumb: None,
         };
+        // A file of many sessions has no history of its own to show: its list of sessions is.
+        if state.analysis.holds_sessions() {
+            state.subagents = Some(0);
+        }
         state.replan();
         state
     }

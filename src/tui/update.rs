@@ -239,7 +239,11 @@ fn session_updated(state: &mut AppState, analysis: crate::analysis::Analysis) {
     }
     let before = state.len();
     let at_bottom = before == 0 || state.selected + 1 >= before;
+    let held_sessions = state.analysis.holds_sessions();
     state.analysis = std::sync::Arc::new(analysis);
+    if state.analysis.holds_sessions() && !held_sessions && state.subagents.is_none() {
+        state.subagents = Some(0);
+    }
     let after = state.len();
     state.replan();
     if let Some(search) = &mut state.search {
@@ -540,9 +544,9 @@ fn search(state: &mut AppState, query: &str) {
     let in_children = match elsewhere.len() {
         0 => String::new(),
         n => format!(
-            " · {} in {n} subagent{} (a: {})",
+            " · {} in {n} {} (a: {})",
             elsewhere.iter().map(|(_, k)| k).sum::<usize>(),
-            if n == 1 { "" } else { "s" },
+            noun(&state.analysis, n),
             elsewhere
                 .iter()
                 .map(|(slot, k)| format!("#{} ×{k}", slot + 1))
@@ -812,6 +816,16 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
     state.previous = Some(Box::new(previous));
 }
 
+/// The children's noun for `n` of them: sessions of a file of many, else subagents.
+fn noun(analysis: &crate::analysis::Analysis, n: usize) -> &'static str {
+    let (one, many) = analysis.children_noun();
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 fn open_subagents(state: &mut AppState) {
     if let Some(s) = &state.summarizing {
         state.notice = Some(format!("{} is still writing (Esc cancels)", s.label));
@@ -837,7 +851,8 @@ fn subagent_key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Opens child `slot` as the inspected session; the parent waits in `parent` until Esc.
+/// Opens child `slot` as the inspected session; the parent waits in `parent` until Esc. A
+/// file of many sessions waits with its list open on the one left, to be back at it on Esc.
 fn enter_child(state: &mut AppState, slot: usize) {
     state.subagents = None;
     if slot >= state.analysis.children.len() {
@@ -845,7 +860,10 @@ fn enter_child(state: &mut AppState, slot: usize) {
     }
     let child = state.analysis.children[slot].clone();
     let child_state = state.opened(child, state.preset.clone(), state.sets.clone());
-    let parent = std::mem::replace(state, child_state);
+    let mut parent = std::mem::replace(state, child_state);
+    if parent.analysis.holds_sessions() {
+        parent.subagents = Some(slot);
+    }
     state.parent = Some(Box::new(parent));
 }
 

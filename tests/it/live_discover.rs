@@ -357,7 +357,7 @@ fn env_overrides_replace_one_root_each() {
         Some(Path::new("/home/u/.copilot"))
     );
     // Only the tools that keep sessions of their own have a root.
-    assert_eq!(env.roots().count(), 5);
+    assert_eq!(env.roots().count(), 6);
     assert_eq!(env.root(Format::OPENAI_CHAT), None);
 }
 

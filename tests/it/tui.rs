@@ -436,6 +436,42 @@ fn subagents_open_in_place_and_esc_returns_to_the_parent() {
 }
 
 #[test]
+fn a_file_of_many_sessions_opens_on_its_list_of_sessions_and_esc_returns_to_it() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/openhands-eval/openagentsafety-v1.jsonl");
+    let session = load_path(&path, None).unwrap();
+    let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
+    assert!(analysis.holds_sessions());
+    let mut s = settled(AppState::new(analysis, None, Vec::new()));
+    assert_eq!(s.subagents, Some(0), "the list of sessions is open at once");
+    let text = screen(&s, 150, 40);
+    assert!(text.contains("sessions (2) · Enter opens"), "{text}");
+    assert!(text.contains("2 sessions (a)"), "{text}");
+    assert!(!text.contains("subagent"), "{text}");
+    update(&mut s, Msg::Down);
+    let child_len = s.analysis.children[1].session.messages.len();
+    assert!(child_len > 0);
+    update(&mut s, Msg::ShowMessage);
+    assert_eq!(s.len(), child_len);
+    let text = screen(&s, 150, 40);
+    assert!(text.contains("session 2 of 2 (Esc: sessions)"), "{text}");
+    assert!(update(&mut s, Msg::Back).is_empty());
+    assert_eq!(
+        s.subagents,
+        Some(1),
+        "back on the list, at the session left"
+    );
+    update(&mut s, Msg::Back);
+    assert_eq!(s.subagents, None);
+    let text = screen(&s, 150, 40);
+    assert!(
+        text.contains("2 sessions in this file: a lists them"),
+        "{text}"
+    );
+    assert!(text.contains("no messages · p preset"), "{text}");
+}
+
+#[test]
 fn the_gauge_is_drawn_against_the_presets_own_window() {
     let s = demo(Some("dimos"), &["context_window=6000"]);
     assert_eq!(s.gauge_window().0, 6000);

@@ -20,9 +20,10 @@ use crate::session::{CompactionMark, Message, Part, Role, Session};
 /// What a compression summary holds (Gemini CLI's compression prompt asks for it).
 const SNAPSHOT_TAG: &str = "<state_snapshot>";
 
-/// Converts records in order, remembering the calls still waiting for a result.
+/// Converts records in order, remembering the calls still waiting for a result. Qwen Code,
+/// which records the same Gemini `Content`s, reads its parts with it too.
 #[derive(Debug, Default)]
-pub(super) struct Emitter {
+pub(crate) struct Emitter {
     /// (id, name) of the last model turn's calls, for responses that carry no id.
     pending: Vec<(String, String)>,
 }
@@ -155,7 +156,15 @@ impl Emitter {
         msg
     }
 
-    fn remember_calls(&mut self, msg: &Message) {
+    /// The parts of a Gemini `Content`'s `parts` (or any `PartListUnion`) recorded at line
+    /// `index`: calls keep their ids; a response without one answers the call of its name that
+    /// the last model turn given to [`Emitter::remember_calls`] made.
+    pub(crate) fn content_parts(&mut self, parts: Option<&Value>, index: usize) -> Vec<Part> {
+        self.parts(parts, index, &mut Vec::new())
+    }
+
+    /// Remembers a model turn's calls, for the responses that follow it.
+    pub(crate) fn remember_calls(&mut self, msg: &Message) {
         self.pending = msg
             .client_calls()
             .map(|(id, name)| (id.to_string(), name.to_string()))

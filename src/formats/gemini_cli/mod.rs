@@ -21,7 +21,8 @@ use serde_json::Value;
 use super::common::{str_at, Doc, Loaded};
 use super::LoadError;
 use crate::session::{Format, Session};
-use emit::Emitter;
+pub(crate) use emit::Emitter;
+pub(crate) use parts::usage_metadata;
 use recording::Rec;
 
 /// Session metadata, merged from the first line and every `$set`.

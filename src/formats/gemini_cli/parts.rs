@@ -1,6 +1,6 @@
 //! Gemini `Part`s (the `@google/genai` shape) and recorded token counts, read into the common
 //! model: text, thoughts, inline and file data, recorded tool results, `thoughts` summaries and
-//! `tokens`. Function calls and responses need the turn's context and live in `emit`.
+//! `tokens`, and the API's own `usageMetadata`. Function calls and responses need the turn's context and live in `emit`.
 
 use serde_json::Value;
 
@@ -85,4 +85,21 @@ pub(super) fn usage(tokens: Option<&Value>) -> Option<Usage> {
         total: u64_at(t, "total"),
         input_includes_cache: true,
     })
+}
+
+/// A `GenerateContentResponseUsageMetadata` (`promptTokenCount`, `candidatesTokenCount`,
+/// `cachedContentTokenCount`, `thoughtsTokenCount`, `totalTokenCount`), as Qwen Code records
+/// it; the prompt count includes the cached tokens.
+pub(crate) fn usage_metadata(v: Option<&Value>) -> Option<Usage> {
+    let t = v.filter(|t| t.is_object())?;
+    let usage = Usage {
+        input: u64_at(t, "promptTokenCount"),
+        output: u64_at(t, "candidatesTokenCount"),
+        cache_read: u64_at(t, "cachedContentTokenCount"),
+        cache_write: None,
+        reasoning: u64_at(t, "thoughtsTokenCount"),
+        total: u64_at(t, "totalTokenCount"),
+        input_includes_cache: true,
+    };
+    (usage.input.is_some() || usage.output.is_some() || usage.total.is_some()).then_some(usage)
 }

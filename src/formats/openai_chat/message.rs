@@ -40,7 +40,13 @@ pub(super) fn push_item(session: &mut Session, pending: &mut Pending, item: &Ite
     }
     msg.model = str_at(v, "model").map(str::to_string);
     msg.id = str_at(v, "id").map(str::to_string);
-    session.push(msg);
+    // A tool message with no `content` key at all (a misspelt one, say) still answers its
+    // call, but its output is lost: noted, where an empty output ("") is a tool's own.
+    let hollow = role == Role::Tool && v.get("content").is_none();
+    let at = session.push(msg);
+    if hollow {
+        session.source.hollow.push(at);
+    }
 }
 
 /// The parts of a non-tool message, in the order the model produced or reads them:

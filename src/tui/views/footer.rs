@@ -113,7 +113,7 @@ fn hints<'a>(state: &AppState, width: u16, theme: &Theme) -> Line<'a> {
                 let on = s.matches.get(at) == Some(&state.selected);
                 let children = match s.in_children {
                     0 => String::new(),
-                    n => format!(" · {n} in subagents (a)"),
+                    n => format!(" · {n} in {} (a)", state.analysis.children_noun().1),
                 };
                 format!(
                     " /{} {}{} of {} (n/N){children} ·",
@@ -125,16 +125,20 @@ fn hints<'a>(state: &AppState, width: u16, theme: &Theme) -> Line<'a> {
             }
             None => String::new(),
         };
-        let crumb = match (&state.crumb, state.parent.is_some()) {
+        let crumb = match (&state.crumb, &state.parent) {
             (Some(c), _) => format!(" {c} ·"),
-            (None, true) => " subagent (Esc: parent) ·".into(),
-            (None, false) => String::new(),
+            (None, Some(p)) if p.analysis.holds_sessions() => format!(
+                " session {} of {} (Esc: sessions) ·",
+                p.subagents.unwrap_or(0) + 1,
+                p.analysis.children.len()
+            ),
+            (None, Some(_)) => " subagent (Esc: parent) ·".into(),
+            (None, None) => String::new(),
         };
-        let position = format!(
-            "{follow}{crumb}{search} {} of {}",
-            state.selected + 1,
-            state.len()
-        );
+        let position = match state.len() {
+            0 => format!("{follow}{crumb}{search} no messages"),
+            n => format!("{follow}{crumb}{search} {} of {n}", state.selected + 1),
+        };
         hints_line(
             position.trim_start(),
             &[

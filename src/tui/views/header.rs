@@ -85,7 +85,7 @@ fn title_line<'a>(state: &AppState, theme: &Theme, width: u16) -> Line<'a> {
         }
         if !a.children.is_empty() {
             title.spans.push(Span::styled(
-                format!(" · {} subagents (a)", a.children.len()),
+                format!(" · {} {} (a)", a.children.len(), a.children_noun().1),
                 theme.fg("info"),
             ));
         }

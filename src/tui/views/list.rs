@@ -100,6 +100,12 @@ pub fn render(
             break;
         }
     }
+    if a.holds_sessions() {
+        lines.push(Line::styled(
+            format!("  {} sessions in this file: a lists them", a.children.len()),
+            theme.fg("info"),
+        ));
+    }
     lines.truncate(rows);
     shows.truncate(rows);
     // Rows below the last message still count as rows a page can fill.

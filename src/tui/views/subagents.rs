@@ -1,5 +1,6 @@
 //! The subagent chooser: the children of the inspected session (Claude Code subagents, Gemini
-//! CLI sub-sessions), each with its title, messages and tokens; Enter opens one.
+//! CLI sub-sessions), or the sessions of a file of many (an evaluation output's instances), each
+//! with its title, messages and tokens; Enter opens one.
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -13,6 +14,7 @@ use crate::tui::theme::Theme;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let selected = state.subagents.unwrap_or(0);
+    let (one, many) = state.analysis.children_noun();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
     let first = selected.saturating_sub(rows - 1);
     let lines: Vec<Line> = state
@@ -28,7 +30,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
                 .title
                 .clone()
                 .or_else(|| s.id.clone())
-                .unwrap_or_else(|| format!("subagent {}", i + 1));
+                .unwrap_or_else(|| format!("{} {}", one, i + 1));
             let line = Line::from(vec![
                 Span::styled(format!(" {:>3} ", i + 1), theme.fg("dim")),
                 Span::styled(
@@ -51,7 +53,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(format!(
-            " subagents ({}) · Enter opens · Esc closes ",
+            " {many} ({}) · Enter opens · Esc closes ",
             state.analysis.children.len()
         ))
         .border_style(theme.fg("title"));
