@@ -29,6 +29,7 @@ mod anthropic;
 mod claude_code;
 mod cline;
 mod codex;
+mod copilot_cli;
 mod gemini_cli;
 mod inspect_ai;
 mod langchain;
