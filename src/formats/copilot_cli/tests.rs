@@ -234,7 +234,7 @@ fn subagent_session_counts() {
     assert_eq!(usage_of(child), [(2041, 27), (2118, 13)]);
     assert!(child.messages[0].parts[0]
         .plain_text()
-        .starts_with("You are an exploration agent."));
+        .starts_with("[GitHub Copilot CLI 1.0.102's system prompt, 7,820 characters"));
 }
 
 /// Hand-written in the schema's shapes: an older CLI's `assistant.usage` after its message, a

@@ -101,6 +101,9 @@ run subagent "$HERE/subagent.json" -p "Use an explore agent to list the function
 id="$(session_of subagent)"
 cp "$HOME_DIR/.copilot/session-state/$id/events.jsonl" "$OUT/subagent.jsonl"
 
+# The CLI's system prompts are GitHub's text: each is replaced by a line saying what was there.
+python3 "$HERE/redact.py" "$VERSION" "$OUT/tools.jsonl" "$OUT/failing-compact.jsonl" "$OUT/subagent.jsonl"
+
 if [ -n "${COPILOT_ORACLE_REQUESTS:-}" ]; then
   mkdir -p "$COPILOT_ORACLE_REQUESTS"
   cp -r "$WORK/requests/." "$COPILOT_ORACLE_REQUESTS/"
