@@ -203,3 +203,27 @@ fn a_bad_row_is_reported() {
     assert!(s.source.skipped[0].reason.contains("invalid JSON"));
 }
 
+/// The picker lists a database under the default root as the session it opens as, not the
+/// storage beside it, and loads it from what it found.
+#[test]
+fn the_picker_lists_the_db_as_its_newest_session() {
+    use crate::live::discover::{count, discover, Locations};
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join(".local/share/opencode");
+    fs::create_dir_all(root.join("storage/session/global")).unwrap();
+    fs::create_dir_all(root.join("storage/message")).unwrap();
+    fs::copy(fixture("long/opencode.db"), root.join("opencode.db")).unwrap();
+    let found: Vec<_> = discover(&Locations::under_home(home.path()))
+        .found
+        .into_iter()
+        .filter(|f| f.tool == Format::OPENCODE)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let f = &found[0];
+    assert!(f.path.ends_with("opencode.db"));
+    assert_eq!(f.title.as_deref(), Some("Scripted summary"));
+    assert_eq!(f.cwd.as_deref(), Some("/tmp/project"));
+    // python3 -c "import sqlite3;print(sqlite3.connect('long/opencode.db').execute(\"select count(*) from message where session_id='ses_dc2ef2253ffeOvJG2cGHCHFC2I'\").fetchone())"
+    assert_eq!(f.messages, Some(10));
+    assert_eq!(count(f), Some(15));
+}
