@@ -3,17 +3,15 @@
 //! (a Goose message line `{role, created, content}` looks enough like a Chat Completions
 //! message to be read as one, its tool requests lost).
 //!
-//! Owns: recognising GitHub Copilot CLI event logs, Goose sessions (legacy JSONL and the
-//! `sessions.db` SQLite store) and the message and part files of opencode's JSON storage given
-//! alone (the `opencode` format reads a session from its
-//! session file or the storage directory), from their content, and the refusal naming each;
-//! asked only when no format took the source ([`record`]).
+//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store) and the
+//! message and part files of opencode's JSON storage given alone (the `opencode` format reads
+//! a session from its session file, the storage directory or `opencode.db`), from their
+//! content, and the refusal naming each; asked only when no format took the source
+//! ([`record`]).
 //!
-//! The shapes follow the writers: Copilot CLI's `events.jsonl` envelope `{type, data, id,
-//! timestamp, parentId}` with dotted event types (no public writer source; the shape of real
-//! files), Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
-//! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at
-//! a session's content.
+//! The shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and
+//! `conversation/message.rs`, opencode `packages/opencode/src/session/` and `storage/`. It
+//! reads nothing else and never guesses at a session's content.
 
 use std::path::Path;
 
@@ -25,7 +23,6 @@ use super::LoadError;
 /// A tool whose sessions ctxray recognises and refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
-    CopilotCli,
     Goose,
     GooseDb,
     OpenCode,
@@ -35,11 +32,6 @@ impl Refused {
     /// What the source is and that ctxray does not read it.
     pub fn why(self) -> &'static str {
         match self {
-            Refused::CopilotCli => {
-                "a GitHub Copilot CLI session log (events.jsonl: session.start, user.message, \
-                 assistant.message, tool.execution_*): ctxray does not read GitHub Copilot CLI \
-                 sessions yet"
-            }
             Refused::Goose => {
                 "a Goose session (JSONL of {role, created, content} messages): ctxray does not \
                  read Goose sessions yet"
@@ -80,31 +72,10 @@ pub fn records<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Refus
 
 /// One record or document of a refused tool.
 pub fn record(v: &Value) -> Option<Refused> {
-    if copilot_event(v) {
-        return Some(Refused::CopilotCli);
-    }
     if goose_metadata(v) || goose_message(v) {
         return Some(Refused::Goose);
     }
     opencode_storage(v).then_some(Refused::OpenCode)
-}
-
-/// `{type: "<area>.<event>", data: {…}, id, timestamp}`: Copilot CLI's event envelope.
-fn copilot_event(v: &Value) -> bool {
-    let Some(kind) = str_at(v, "type") else {
-        return false;
-    };
-    let dotted = matches!(
-        kind.split_once('.'),
-        Some((
-            "session" | "user" | "assistant" | "tool" | "system" | "hook" | "subagent",
-            _
-        ))
-    );
-    dotted
-        && v.get("data").is_some_and(Value::is_object)
-        && v.get("id").is_some()
-        && v.get("timestamp").is_some()
 }
 
 /// Goose's `SessionMetadata` line: `working_dir` with `description` or the token counters.
@@ -127,17 +98,11 @@ fn opencode_storage(v: &Value) -> bool {
     session && (id.starts_with("msg_") || id.starts_with("prt_"))
 }
 
-/// A directory of a refused tool: a Goose sessions directory, a Copilot CLI session directory.
+/// A directory of a refused tool: a Goose sessions directory.
 pub fn directory(path: &Path) -> Option<Refused> {
-    let is_dir = |p: &str| path.join(p).is_dir();
-    let is_file = |p: &str| path.join(p).is_file();
-    if is_file("sessions.db") {
-        return Some(Refused::GooseDb);
-    }
-    if is_file("events.jsonl") && (is_file("workspace.yaml") || is_dir("checkpoints")) {
-        return Some(Refused::CopilotCli);
-    }
-    None
+    path.join("sessions.db")
+        .is_file()
+        .then_some(Refused::GooseDb)
 }
 
 #[cfg(test)]
@@ -148,9 +113,6 @@ mod tests {
 
     #[test]
     fn each_tool_is_recognised_from_its_records() {
-        let copilot = json!({"type": "session.start", "data": {"sessionId": "s"},
-            "id": "e1", "timestamp": "2026-01-01T00:00:00Z", "parentId": null});
-        assert_eq!(record(&copilot), Some(Refused::CopilotCli));
         let meta = json!({"working_dir": "/w", "description": "d", "schedule_id": null});
         assert_eq!(record(&meta), Some(Refused::Goose));
         let goose = json!({"role": "assistant", "created": 1749923359,
@@ -172,16 +134,7 @@ mod tests {
     /// Through detection: each is refused by name, none read as another format.
     #[test]
     fn loading_names_the_tool() {
-        let cases: [(&str, &str); 4] = [
-            (
-                concat!(
-                    r#"{"type":"session.start","data":{"sessionId":"s","producer":"copilot-agent"},"id":"e1","timestamp":"t","parentId":null}"#,
-                    "\n",
-                    r#"{"type":"user.message","data":{"content":"hi"},"id":"e2","timestamp":"t","parentId":"e1"}"#,
-                    "\n"
-                ),
-                "GitHub Copilot CLI",
-            ),
+        let cases: [(&str, &str); 3] = [
             (
                 concat!(
                     r#"{"working_dir":"/w","description":"d","schedule_id":null,"message_count":2}"#,

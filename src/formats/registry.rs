@@ -12,9 +12,9 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, aider, anthropic, claude_code, codex, gemini_cli, inspect_ai, langchain,
-    openai_agents, openai_chat, openai_responses, opencode, openhands, openhands_eval,
-    openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
+    agent_framework, aider, anthropic, claude_code, cline, codex, copilot_cli, gemini_cli,
+    inspect_ai, langchain, openai_agents, openai_chat, openai_responses, opencode, openhands,
+    openhands_eval, openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
 };
 use crate::session::Format;
 
@@ -33,10 +33,12 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &openai_agents::OpenAiAgents,
     &aider::Aider,
     &pi::Pi,
+    &copilot_cli::CopilotCli,
     &swe_agent::SweAgent,
     &langchain::LangChain,
     &pydantic_ai::PydanticAi,
     &agent_framework::AgentFramework,
+    &cline::Cline,
     &anthropic::Anthropic,
     &openai_responses::OpenAiResponses,
     &openai_chat::OpenAiChat,
@@ -115,6 +117,8 @@ mod tests {
             Format::PI,
             Format::QWEN_CODE,
             Format::OPENCODE,
+            Format::CLINE,
+            Format::COPILOT_CLI,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

@@ -31,6 +31,8 @@ impl Format {
     pub const PI: Format = Format("pi");
     pub const QWEN_CODE: Format = Format("qwen-code");
     pub const OPENCODE: Format = Format("opencode");
+    pub const CLINE: Format = Format("cline");
+    pub const COPILOT_CLI: Format = Format("copilot-cli");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.

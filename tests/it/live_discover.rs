@@ -345,8 +345,19 @@ fn env_overrides_replace_one_root_each() {
         root(Format::OPENHANDS).ends_with(".openhands")
             && root(Format::GEMINI_CLI).ends_with(".gemini")
     );
+    let loc = Locations::from_vars(&home, |name| {
+        (name == "COPILOT_HOME").then(|| OsString::from("/srv/copilot"))
+    });
+    assert_eq!(
+        loc.root(Format::COPILOT_CLI),
+        Some(Path::new("/srv/copilot"))
+    );
+    assert_eq!(
+        Locations::under_home(&home).root(Format::COPILOT_CLI),
+        Some(Path::new("/home/u/.copilot"))
+    );
     // Only the tools that keep sessions of their own have a root.
-    assert_eq!(env.roots().count(), 4);
+    assert_eq!(env.roots().count(), 6);
     assert_eq!(env.root(Format::OPENAI_CHAT), None);
 }
 

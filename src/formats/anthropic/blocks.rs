@@ -9,7 +9,7 @@ use crate::formats::shared::{call_id, opaque};
 use crate::session::Part;
 
 /// The parts of a message's `content` blocks. `index` is the record's, for synthesized ids.
-pub(super) fn block_parts(blocks: &[Value], index: usize) -> Vec<Part> {
+pub(in crate::formats) fn block_parts(blocks: &[Value], index: usize) -> Vec<Part> {
     let mut parts = Vec::new();
     for (n, b) in blocks.iter().enumerate() {
         push_block(&mut parts, b, index, n);

@@ -16,7 +16,7 @@
 //! `iterations`, `pre_tokens` is the context the compaction iteration read and `post_tokens`
 //! the context of the next message iteration (each input + cache read + cache write).
 
-mod blocks;
+pub(super) mod blocks;
 #[cfg(test)]
 mod tests;
 
