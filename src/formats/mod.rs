@@ -105,6 +105,14 @@ pub fn load_path_within(
     if meta.is_dir() {
         return load_dir(path, from);
     }
+    if meta.is_file() && from.is_none_or(|f| f == Format::OPENCODE) {
+        // A database is read by SQLite, never whole into memory: its head is enough to know it.
+        if opencode::db::head(path).is_some_and(|head| opencode::db::is_opencode_db(&head)) {
+            let mut session = opencode::load_db(path, &shown)?;
+            empty::note(&mut session);
+            return Ok(session);
+        }
+    }
     let bytes = crate::limits::read_source(path, limits).map_err(|e| read_error(&shown, e))?;
     load_bytes_within(bytes, Some(path.to_path_buf()), &shown, from, limits)
 }
@@ -142,6 +150,18 @@ pub fn load_bytes_within(
     from: Option<Format>,
     limits: &Limits,
 ) -> Result<Session, LoadError> {
+    if from.is_none_or(|f| f == Format::OPENCODE) && opencode::db::is_opencode_db(&bytes) {
+        let Some(path) = path else {
+            return Err(LoadError::not_session(
+                shown,
+                "an opencode database (opencode.db) not read from a file: give its path, so \
+                 SQLite reads it with its -wal",
+            ));
+        };
+        let mut session = opencode::load_db(&path, shown)?;
+        empty::note(&mut session);
+        return Ok(session);
+    }
     if from.is_none() {
         if let Some(tool) = refused::database(&bytes) {
             return Err(tool.error(shown));

@@ -3,15 +3,15 @@
 //! (a Goose message line `{role, created, content}` looks enough like a Chat Completions
 //! message to be read as one, its tool requests lost).
 //!
-//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store),
-//! opencode's `opencode.db` SQLite store and the message and
-//! part files of its JSON storage given alone (the `opencode` format reads a session from its
-//! session file or the storage directory), from their content, and the refusal naming each;
-//! asked only when no format took the source ([`record`]).
+//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store) and the
+//! message and part files of opencode's JSON storage given alone (the `opencode` format reads
+//! a session from its session file, the storage directory or `opencode.db`), from their
+//! content, and the refusal naming each; asked only when no format took the source
+//! ([`record`]).
 //!
-//! The shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and `conversation/message.rs`, opencode
-//! `packages/opencode/src/session/` and `storage/`. It reads nothing else and never guesses at
-//! a session's content.
+//! The shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and
+//! `conversation/message.rs`, opencode `packages/opencode/src/session/` and `storage/`. It
+//! reads nothing else and never guesses at a session's content.
 
 use std::path::Path;
 
@@ -26,7 +26,6 @@ pub enum Refused {
     Goose,
     GooseDb,
     OpenCode,
-    OpenCodeDb,
 }
 
 impl Refused {
@@ -46,10 +45,6 @@ impl Refused {
                  reads an opencode session from its session file \
                  storage/session/<project>/<session id>.json, or from the storage directory"
             }
-            Refused::OpenCodeDb => {
-                "an opencode database (opencode.db, SQLite): ctxray does not read opencode \
-                 sessions yet"
-            }
         }
     }
 
@@ -58,22 +53,16 @@ impl Refused {
     }
 }
 
-/// A SQLite database of Goose (a `sessions` table, messages in `content_json`) or opencode
-/// (`part` rows keyed by `message_id`, as its first migration creates them), from the table
-/// definitions SQLite keeps in clear in its first pages.
+/// A SQLite database of Goose (a `sessions` table, messages in `content_json`), from the table
+/// definitions SQLite keeps in clear in its first pages. (opencode's `opencode.db` is read, by
+/// the `opencode` format, and asked about before this.)
 pub fn database(bytes: &[u8]) -> Option<Refused> {
     if !bytes.starts_with(b"SQLite format 3\0") {
         return None;
     }
     let head = &bytes[..bytes.len().min(256 * 1024)];
     let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    if has(b"content_json") && has(b"sessions") {
-        return Some(Refused::GooseDb);
-    }
-    if has(b"CREATE TABLE `part`") && has(b"`message_id`") {
-        return Some(Refused::OpenCodeDb);
-    }
-    None
+    (has(b"content_json") && has(b"sessions")).then_some(Refused::GooseDb)
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -109,26 +98,11 @@ fn opencode_storage(v: &Value) -> bool {
     session && (id.starts_with("msg_") || id.starts_with("prt_"))
 }
 
-/// A directory of a refused tool: opencode's data directory holding `opencode.db` (or its
-/// `storage/` beside one: what the database was migrated from), a Goose sessions directory.
+/// A directory of a refused tool: a Goose sessions directory.
 pub fn directory(path: &Path) -> Option<Refused> {
-    let is_dir = |p: &str| path.join(p).is_dir();
-    let is_file = |p: &str| path.join(p).is_file();
-    if is_file("opencode.db") {
-        return Some(Refused::OpenCodeDb);
-    }
-    let storage = ["session", "message"].iter().all(|d| is_dir(d));
-    if storage
-        && path
-            .parent()
-            .is_some_and(|p| p.join("opencode.db").is_file())
-    {
-        return Some(Refused::OpenCodeDb);
-    }
-    if is_file("sessions.db") {
-        return Some(Refused::GooseDb);
-    }
-    None
+    path.join("sessions.db")
+        .is_file()
+        .then_some(Refused::GooseDb)
 }
 
 #[cfg(test)]
@@ -199,7 +173,11 @@ mod tests {
         assert_eq!(database(&goose), Some(Refused::GooseDb));
         let mut opencode = b"SQLite format 3\0".to_vec();
         opencode.extend_from_slice(b"CREATE TABLE `part` (`id` text, `message_id` text)");
-        assert_eq!(database(&opencode), Some(Refused::OpenCodeDb));
+        assert_eq!(
+            database(&opencode),
+            None,
+            "opencode.db is read, not refused"
+        );
         assert_eq!(database(b"SQLite format 3\0CREATE TABLE other (x)"), None);
         assert_eq!(database(b"{\"a\": 1}"), None);
     }

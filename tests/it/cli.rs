@@ -79,6 +79,28 @@ fn a_session_of_a_refused_tool_names_the_tool() {
     }
 }
 
+/// opencode's `opencode.db` is read; a damaged one is one clear line and exit 2, no panic.
+#[test]
+fn an_opencode_db_is_read_and_a_damaged_one_exits_2() {
+    let db = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/opencode/db/short/opencode.db");
+    let out = run(&["report", db.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&db).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("opencode.db");
+    std::fs::write(&broken, &bytes[..bytes.len() / 2]).unwrap();
+    let out = run(&["report", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = one_clear_line(&out);
+    assert!(err.contains("opencode database"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn a_missing_file_and_a_bad_flag_exit_2() {
     let out = run(&["report", "no/such/file.jsonl"]);

@@ -1,10 +1,12 @@
-//! Where opencode keeps its JSON storage, and the cheap look inside one session.
+//! Where opencode keeps its sessions, and the cheap look inside one.
 //!
-//! Owns: `storage/session/*/*.json` under the root (`${XDG_DATA_HOME:-~/.local/share}/opencode`),
-//! listing the sessions that are no subagent's (those are read as their parent's children),
-//! with their title, working directory and number of message files. A root holding
-//! `opencode.db` is passed over: current opencode keeps its sessions there, and the storage
-//! beside it is what it migrated from. Must not build a `Session` or fail.
+//! Owns: under the root (`${XDG_DATA_HOME:-~/.local/share}/opencode`), `opencode.db` — listed
+//! as one entry, the session it opens as (its newest top-level session: title, working
+//! directory, number of messages), since a path names the database, not one of its sessions —
+//! or, without one, `storage/session/*/*.json`, listing the sessions that are no subagent's
+//! (those are read as their parent's children), with their title, working directory and
+//! number of message files. The storage beside a database is what opencode migrated into it,
+//! not listed. Must not build a `Session` or fail.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -18,7 +20,11 @@ use crate::session::Format;
 
 /// Every top-level session in the storage under `root`.
 pub(super) fn find(root: &Path, finder: &mut Finder) {
-    if root.join("opencode.db").is_file() {
+    let db = root.join("opencode.db");
+    if db.is_file() {
+        if let Some(found) = database(&db) {
+            finder.push(found);
+        }
         return;
     }
     let storage = root.join("storage");
@@ -55,4 +61,32 @@ pub(super) fn find(root: &Path, finder: &mut Finder) {
             });
         }
     }
+}
+
+/// The database as the session it opens as; `None` when it cannot be read or holds none.
+fn database(path: &Path) -> Option<Found> {
+    let meta = std::fs::metadata(path).ok()?;
+    let db = super::db::Db::open(path).ok()?;
+    let newest = db
+        .sessions()
+        .ok()?
+        .into_iter()
+        .filter(|s| s.parent_id.is_none())
+        .max_by_key(|s| (s.updated.max(s.created), s.id.clone()))?;
+    let wal = path.with_file_name("opencode.db-wal");
+    let modified = [path, wal.as_path()]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok()?.modified().ok())
+        .max()
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    Some(Found {
+        tool: Format::OPENCODE,
+        size_bytes: meta.len(),
+        modified,
+        title: newest.title.as_deref().and_then(clean),
+        messages: db.message_count(&newest.id).ok(),
+        exact: None,
+        cwd: newest.directory.clone(),
+        path: path.to_path_buf(),
+    })
 }

@@ -30,7 +30,9 @@ pub struct Record {
     pub value: Value,
 }
 
-/// A session's files, read: the info first, then each message followed by its parts.
+/// A session's files (or `opencode.db` rows), read: the info first, then each message followed
+/// by its parts.
+#[derive(Default)]
 pub struct Files {
     pub buffer: Vec<u8>,
     pub info: Option<Record>,
@@ -104,13 +106,7 @@ impl Storage {
     /// A session's files: `info` (its bytes as read) and, under this storage, its messages and
     /// their parts in id order.
     pub fn read(&self, info: Vec<u8>, id: &str) -> Files {
-        let mut files = Files {
-            buffer: Vec::new(),
-            info: None,
-            messages: Vec::new(),
-            skipped: Vec::new(),
-            count: 0,
-        };
+        let mut files = Files::default();
         files.info = files.take(Ok(info), "session info");
         for message in sorted_entries(&self.root.join("message").join(id)) {
             let name = file_name(&message);
@@ -136,7 +132,7 @@ impl Storage {
 impl Files {
     /// Appends one file's bytes as the next record; `None` (and the record reported) when it
     /// cannot be read or is not a JSON object.
-    fn take(&mut self, bytes: std::io::Result<Vec<u8>>, name: &str) -> Option<Record> {
+    pub fn take(&mut self, bytes: std::io::Result<Vec<u8>>, name: &str) -> Option<Record> {
         let index = self.count;
         self.count += 1;
         let mut bytes = match bytes {

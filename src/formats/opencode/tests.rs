@@ -267,7 +267,7 @@ fn compacted_outputs_failed_messages_and_bad_files() {
 }
 
 #[test]
-fn an_info_file_alone_or_beside_a_database_is_refused_with_the_reason() {
+fn an_info_file_alone_or_a_broken_database_beside_is_an_error_with_the_reason() {
     let err = crate::formats::load_bytes(INFO.as_bytes().to_vec(), None, "x.json", None)
         .unwrap_err()
         .to_string();

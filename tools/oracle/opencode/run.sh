@@ -6,14 +6,24 @@
 # python3; nothing of $HOME is read or written.
 #
 #   tools/oracle/opencode/run.sh     # both sessions: short (one tool call) and long
+#   tools/oracle/opencode/run.sh db  # the same two with current opencode: its SQLite opencode.db
 #   KEEP_WORK=1 tools/oracle/opencode/run.sh   # keeps the temp dir (model requests, logs)
+#
+# Without an argument, opencode 1.1.65 writes its JSON storage, copied into fixtures/opencode/
+# <name>/. With `db`, opencode 1.18.33 writes only opencode.db (in WAL mode); it is copied after
+# `PRAGMA wal_checkpoint(TRUNCATE)`, `journal_mode=DELETE` and a `VACUUM` into 1 KiB pages (so
+# the one file holds everything, and its ~40 empty tables take little room), into
+# fixtures/opencode/db/<name>/opencode.db.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
-VERSION="${OPENCODE_VERSION:-1.1.65}"
+MODE="${1:-storage}"
+if [ "$MODE" = db ]; then DEFAULT_VERSION=1.18.33; else DEFAULT_VERSION=1.1.65; fi
+VERSION="${OPENCODE_VERSION:-$DEFAULT_VERSION}"
 WORK="$(mktemp -d)"; echo "work: $WORK"
 PROJECT=/tmp/project
 OUT="$REPO/fixtures/opencode"
+[ "$MODE" = db ] && OUT="$OUT/db"
 trap 'kill "${MODEL_PID:-0}" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 
 (cd "$WORK" && npm install --silent --no-audit --no-fund "opencode-ai@$VERSION" >/dev/null)
@@ -62,10 +72,23 @@ JSON
     OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_CLAUDE_CODE=1 \
     "$BIN" run "$prompt" >"$WORK/$name.out" 2>"$WORK/$name.err"
   kill "$MODEL_PID"; wait "$MODEL_PID" 2>/dev/null || true
-  local storage="$home/.local/share/opencode/storage"
+  local data="$home/.local/share/opencode"
   rm -rf "$OUT/$name"
   mkdir -p "$OUT/$name"
-  (cd "$storage" && cp -r --parents session message part "$OUT/$name/")
+  if [ "$MODE" = db ]; then
+    python3 - "$data/opencode.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+db.execute("PRAGMA journal_mode=DELETE")
+db.execute("PRAGMA page_size=1024")
+db.execute("VACUUM")
+db.close()
+PY
+    cp "$data/opencode.db" "$OUT/$name/opencode.db"
+  else
+    (cd "$data/storage" && cp -r --parents session message part "$OUT/$name/")
+  fi
   echo "$name: $(find "$OUT/$name" -type f | wc -l) files, $(ls "$WORK/requests-$name" | wc -l) model requests"
 }
 
