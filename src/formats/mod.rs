@@ -21,6 +21,8 @@ pub(crate) mod shared;
 pub mod spans;
 pub mod stream;
 pub mod surrogates;
+#[cfg(test)]
+mod test_support;
 pub mod uncertain;
 
 pub(crate) mod agent_framework;

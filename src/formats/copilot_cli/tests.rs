@@ -3,67 +3,16 @@
 //! shapes for what those runs do not hold (an older CLI's `assistant.usage` after its message,
 //! a truncation, broken records).
 
-use std::collections::HashSet;
-use std::path::Path;
-
-use crate::formats::{load_bytes, load_path};
+use crate::formats::load_path;
+use crate::formats::test_support::{all_paired, calls, fixture, read_as, results};
 use crate::session::{Format, Part, Session};
 
 fn load(name: &str) -> Session {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/copilot-cli")
-        .join(name);
-    let session = load_path(&path, None).unwrap();
-    assert_eq!(session.format, Format::COPILOT_CLI, "{name} detected");
-    session
+    fixture("copilot-cli", name, Format::COPILOT_CLI)
 }
 
 fn read(text: &str) -> Session {
-    let s = load_bytes(text.as_bytes().to_vec(), None, "events.jsonl", None).unwrap();
-    assert_eq!(s.format, Format::COPILOT_CLI);
-    s
-}
-
-fn calls(s: &Session) -> Vec<String> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolCall { id, .. } => Some(id.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Each result's call id and whether it is an error.
-fn results(s: &Session) -> Vec<(String, Option<bool>)> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolResult {
-                call_id, is_error, ..
-            } => Some((call_id.clone(), *is_error)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every result answers a call made before it.
-fn all_paired(s: &Session) -> bool {
-    let mut made = HashSet::new();
-    for m in &s.messages {
-        for p in &m.parts {
-            match p {
-                Part::ToolCall { id, .. } => {
-                    made.insert(id.as_str());
-                }
-                Part::ToolResult { call_id, .. } if !made.contains(call_id.as_str()) => {
-                    return false
-                }
-                _ => {}
-            }
-        }
-    }
-    true
+    read_as(text, "events.jsonl", Format::COPILOT_CLI)
 }
 
 fn roles(s: &Session) -> Vec<&'static str> {
@@ -163,9 +112,9 @@ fn failing_and_compacted_session_counts() {
     assert_eq!(
         results(&s),
         [
-            ("call_0001".to_string(), Some(true)),
-            ("call_0003".to_string(), Some(false)),
-            ("call_0002".to_string(), Some(false)),
+            ("call_0001", Some(true)),
+            ("call_0003", Some(false)),
+            ("call_0002", Some(false)),
         ]
     );
     assert!(all_paired(&s));
@@ -208,7 +157,7 @@ fn subagent_session_counts() {
     );
     // python3 -c "import json;R=[json.loads(l) for l in open('fixtures/copilot-cli/subagent.jsonl')];print([(r.get('agentId'),[t['toolCallId'] for t in r['data']['toolRequests']]) for r in R if r['type']=='assistant.message'])"
     assert_eq!(calls(&s), ["call_0001"]);
-    assert_eq!(results(&s), [("call_0001".to_string(), Some(false))]);
+    assert_eq!(results(&s), [("call_0001", Some(false))]);
     assert!(all_paired(&s));
     assert_eq!(usage_of(&s), [(5550, 65), (5669, 17)]);
     // The explore sub-agent (agentId b6bc79f9-…): its own prompt, task, view call and answer.
@@ -228,7 +177,7 @@ fn subagent_session_counts() {
         ["system", "user", "assistant", "tool", "assistant"]
     );
     assert_eq!(calls(child), ["call_0002"]);
-    assert_eq!(results(child), [("call_0002".to_string(), Some(false))]);
+    assert_eq!(results(child), [("call_0002", Some(false))]);
     assert!(all_paired(child));
     // python3 -c "import json;R=[json.loads(l) for l in open('fixtures/copilot-cli/subagent.jsonl')];print([(r.get('agentId','main')[:8],r['data']['usage']['inputTokens'],r['data']['usage']['outputTokens']) for r in R if r['type']=='session.usage_record'])"
     assert_eq!(usage_of(child), [(2041, 27), (2118, 13)]);

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+use super::tests::{assert_paired, calls, results};
 use crate::formats::load_path;
-use crate::session::{Format, Message, Role, Session};
+use crate::session::{Format, Session};
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,25 +19,6 @@ fn fixture(rel: &str) -> PathBuf {
 
 fn load(rel: &str) -> Session {
     load_path(&fixture(rel), None).expect(rel)
-}
-
-fn calls(s: &Session) -> Vec<(&str, &str)> {
-    s.messages.iter().flat_map(Message::client_calls).collect()
-}
-
-fn results(s: &Session) -> Vec<&str> {
-    s.messages.iter().flat_map(Message::result_ids).collect()
-}
-
-/// Every result answers a call of the assistant message right before it.
-fn assert_paired(s: &Session) {
-    for (i, m) in s.messages.iter().enumerate() {
-        for id in m.result_ids() {
-            assert_eq!(m.role, Role::Tool);
-            let prev = &s.messages[i.saturating_sub(1)];
-            assert!(prev.client_calls().any(|(c, _)| c == id), "{id} unpaired");
-        }
-    }
 }
 
 /// The independent counts below come from this one-liner over the database, with the session

@@ -22,20 +22,20 @@ fn load(rel: &str) -> Session {
     load_path(&fixture(rel), None).expect(rel)
 }
 
-fn calls(s: &Session) -> Vec<(&str, &str)> {
+pub(super) fn calls(s: &Session) -> Vec<(&str, &str)> {
     s.messages.iter().flat_map(Message::client_calls).collect()
 }
 
-fn results(s: &Session) -> Vec<&str> {
+pub(super) fn results(s: &Session) -> Vec<&str> {
     s.messages.iter().flat_map(Message::result_ids).collect()
 }
 
 /// Every result answers a call of the assistant message right before it.
-fn assert_paired(s: &Session) {
+pub(super) fn assert_paired(s: &Session) {
     for (i, m) in s.messages.iter().enumerate() {
         for id in m.result_ids() {
             assert_eq!(m.role, Role::Tool);
-            let prev = &s.messages[i - 1];
+            let prev = &s.messages[i.saturating_sub(1)];
             assert!(prev.client_calls().any(|(c, _)| c == id), "{id} unpaired");
         }
     }

@@ -3,64 +3,15 @@
 //! `session-manager.ts` writes (branches, compaction, custom messages), since no real
 //! version 3 session was found.
 
-use std::collections::HashSet;
-use std::path::Path;
-
-use crate::formats::{load_bytes, load_path};
+use crate::formats::test_support::{all_paired, calls, fixture, read_as, results};
 use crate::session::{Abandoned, Format, Part, Role, Session};
 
 fn load(name: &str) -> Session {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/pi")
-        .join(name);
-    let session = load_path(&path, None).unwrap();
-    assert_eq!(session.format, Format::PI, "{name} detected as pi");
-    session
+    fixture("pi", name, Format::PI)
 }
 
 fn read(text: &str) -> Session {
-    let s = load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None).unwrap();
-    assert_eq!(s.format, Format::PI);
-    s
-}
-
-fn calls(s: &Session) -> Vec<String> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolCall { id, .. } => Some(id.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn results(s: &Session) -> Vec<String> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolResult { call_id, .. } => Some(call_id.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every result answers a call made before it.
-fn all_paired(s: &Session) -> bool {
-    let mut made = HashSet::new();
-    for m in &s.messages {
-        for p in &m.parts {
-            match p {
-                Part::ToolCall { id, .. } => {
-                    made.insert(id.as_str());
-                }
-                Part::ToolResult { call_id, .. } if !made.contains(call_id.as_str()) => {
-                    return false
-                }
-                _ => {}
-            }
-        }
-    }
-    true
+    read_as(text, "s.jsonl", Format::PI)
 }
 
 #[test]

@@ -3,70 +3,15 @@
 //! the shapes `chatRecordingService.ts` writes for what those runs do not hold (a rewind, a
 //! uuid written twice, records that lack their content).
 
-use std::collections::HashSet;
-use std::path::Path;
-
-use crate::formats::{load_bytes, load_path};
+use crate::formats::test_support::{all_paired, calls, fixture, read_as, results};
 use crate::session::{Abandoned, Format, Part, Role, Session};
 
 fn load(name: &str) -> Session {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/qwen-code")
-        .join(name);
-    let session = load_path(&path, None).unwrap();
-    assert_eq!(
-        session.format,
-        Format::QWEN_CODE,
-        "{name} detected as qwen-code"
-    );
-    session
+    fixture("qwen-code", name, Format::QWEN_CODE)
 }
 
 fn read(text: &str) -> Session {
-    let s = load_bytes(text.as_bytes().to_vec(), None, "s.jsonl", None).unwrap();
-    assert_eq!(s.format, Format::QWEN_CODE);
-    s
-}
-
-fn calls(s: &Session) -> Vec<&str> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolCall { id, .. } => Some(id.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn results(s: &Session) -> Vec<(&str, Option<bool>)> {
-    let parts = s.messages.iter().flat_map(|m| &m.parts);
-    parts
-        .filter_map(|p| match p {
-            Part::ToolResult {
-                call_id, is_error, ..
-            } => Some((call_id.as_str(), *is_error)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every result answers a call made before it.
-fn all_paired(s: &Session) -> bool {
-    let mut made = HashSet::new();
-    for m in &s.messages {
-        for p in &m.parts {
-            match p {
-                Part::ToolCall { id, .. } => {
-                    made.insert(id.as_str());
-                }
-                Part::ToolResult { call_id, .. } if !made.contains(call_id.as_str()) => {
-                    return false
-                }
-                _ => {}
-            }
-        }
-    }
-    true
+    read_as(text, "s.jsonl", Format::QWEN_CODE)
 }
 
 fn roles(s: &Session) -> Vec<Role> {
