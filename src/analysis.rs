@@ -140,6 +140,16 @@ impl Analysis {
         }
     }
 
+    /// The children's noun for `n` of them.
+    pub fn children_word(&self, n: usize) -> &'static str {
+        let (one, many) = self.children_noun();
+        if n == 1 {
+            one
+        } else {
+            many
+        }
+    }
+
     pub fn new(session: Session, registry: &Registry, options: &Options) -> Analysis {
         Analysis::with_progress(session, registry, options, None)
     }

@@ -546,7 +546,7 @@ fn search(state: &mut AppState, query: &str) {
         n => format!(
             " · {} in {n} {} (a: {})",
             elsewhere.iter().map(|(_, k)| k).sum::<usize>(),
-            noun(&state.analysis, n),
+            state.analysis.children_word(n),
             elsewhere
                 .iter()
                 .map(|(slot, k)| format!("#{} ×{k}", slot + 1))
@@ -814,16 +814,6 @@ fn show_compacted(state: &mut AppState, compacted: super::jobs::Compacted) {
     next.compaction = Some(info);
     let previous = std::mem::replace(state, next);
     state.previous = Some(Box::new(previous));
-}
-
-/// The children's noun for `n` of them: sessions of a file of many, else subagents.
-fn noun(analysis: &crate::analysis::Analysis, n: usize) -> &'static str {
-    let (one, many) = analysis.children_noun();
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 fn open_subagents(state: &mut AppState) {

@@ -85,7 +85,11 @@ fn title_line<'a>(state: &AppState, theme: &Theme, width: u16) -> Line<'a> {
         }
         if !a.children.is_empty() {
             title.spans.push(Span::styled(
-                format!(" · {} {} (a)", a.children.len(), a.children_noun().1),
+                format!(
+                    " · {} {} (a)",
+                    a.children.len(),
+                    a.children_word(a.children.len())
+                ),
                 theme.fg("info"),
             ));
         }
