@@ -33,6 +33,7 @@ mod cline;
 mod codex;
 mod copilot_cli;
 mod gemini_cli;
+mod goose;
 mod inspect_ai;
 mod langchain;
 mod openai_agents;
@@ -164,10 +165,17 @@ pub fn load_bytes_within(
         empty::note(&mut session);
         return Ok(session);
     }
-    if from.is_none() {
-        if let Some(tool) = refused::database(&bytes) {
-            return Err(tool.error(shown));
-        }
+    if from.is_none_or(|f| f == Format::GOOSE) && goose::db::is_goose_db(&bytes) {
+        let Some(path) = path else {
+            return Err(LoadError::not_session(
+                shown,
+                "a Goose session database (sessions.db) not read from a file: give its path, so \
+                 SQLite reads it with its -wal",
+            ));
+        };
+        let mut session = goose::load_db(&path, shown)?;
+        empty::note(&mut session);
+        return Ok(session);
     }
     let loaded = Loaded::within(bytes, path, shown, limits.line)?;
     let format = match from {
@@ -180,7 +188,7 @@ pub fn load_bytes_within(
 /// Whether a directory is itself one session (a format reads it whole, or it is a tool's
 /// store that is refused by name), not a folder of them.
 pub fn is_session_dir(path: &Path) -> bool {
-    registry::FORMATS.iter().any(|f| f.claims_dir(path)) || refused::directory(path).is_some()
+    registry::FORMATS.iter().any(|f| f.claims_dir(path))
 }
 
 fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
@@ -193,9 +201,6 @@ fn load_dir(path: &Path, from: Option<Format>) -> Result<Session, LoadError> {
             empty::note(&mut session);
             return Ok(session);
         }
-    }
-    if let Some(tool) = refused::directory(path) {
-        return Err(tool.error(&shown));
     }
     Err(LoadError::not_session(
         &shown,

@@ -3,7 +3,7 @@
 //! (a Goose message line `{role, created, content}` looks enough like a Chat Completions
 //! message to be read as one, its tool requests lost).
 //!
-//! Owns: recognising Goose sessions (legacy JSONL and the `sessions.db` SQLite store) and the
+//! Owns: recognising legacy Goose JSONL sessions (its `sessions.db` is read, by the `goose` format) and the
 //! message and part files of opencode's JSON storage given alone (the `opencode` format reads
 //! a session from its session file, the storage directory or `opencode.db`), from their
 //! content, and the refusal naming each; asked only when no format took the source
@@ -12,8 +12,6 @@
 //! The shapes follow the writers: Goose `crates/goose/src/session/legacy.rs` and
 //! `conversation/message.rs`, opencode `packages/opencode/src/session/` and `storage/`. It
 //! reads nothing else and never guesses at a session's content.
-
-use std::path::Path;
 
 use serde_json::Value;
 
@@ -24,7 +22,6 @@ use super::LoadError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refused {
     Goose,
-    GooseDb,
     OpenCode,
 }
 
@@ -33,12 +30,8 @@ impl Refused {
     pub fn why(self) -> &'static str {
         match self {
             Refused::Goose => {
-                "a Goose session (JSONL of {role, created, content} messages): ctxray does not \
-                 read Goose sessions yet"
-            }
-            Refused::GooseDb => {
-                "a Goose session database (sessions.db, SQLite): ctxray does not read Goose \
-                 sessions yet"
+                "a legacy Goose session (JSONL of {role, created, content} messages): ctxray \
+                 reads Goose's sessions.db, not its legacy JSONL sessions"
             }
             Refused::OpenCode => {
                 "an opencode message or part file (storage/message/, storage/part/): ctxray \
@@ -51,18 +44,6 @@ impl Refused {
     pub fn error(self, shown: &str) -> LoadError {
         LoadError::not_session(shown, self.why())
     }
-}
-
-/// A SQLite database of Goose (a `sessions` table, messages in `content_json`), from the table
-/// definitions SQLite keeps in clear in its first pages. (opencode's `opencode.db` is read, by
-/// the `opencode` format, and asked about before this.)
-pub fn database(bytes: &[u8]) -> Option<Refused> {
-    if !bytes.starts_with(b"SQLite format 3\0") {
-        return None;
-    }
-    let head = &bytes[..bytes.len().min(256 * 1024)];
-    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    (has(b"content_json") && has(b"sessions")).then_some(Refused::GooseDb)
 }
 
 /// JSONL records (the first lines) of a refused tool.
@@ -96,13 +77,6 @@ fn opencode_storage(v: &Value) -> bool {
     let id = str_at(v, "id").unwrap_or("");
     let session = str_at(v, "sessionID").is_some_and(|s| s.starts_with("ses_"));
     session && (id.starts_with("msg_") || id.starts_with("prt_"))
-}
-
-/// A directory of a refused tool: a Goose sessions directory.
-pub fn directory(path: &Path) -> Option<Refused> {
-    path.join("sessions.db")
-        .is_file()
-        .then_some(Refused::GooseDb)
 }
 
 #[cfg(test)]
@@ -164,22 +138,6 @@ mod tests {
         let db = b"SQLite format 3\0CREATE TABLE `part` (`id` text, `message_id` text)".to_vec();
         let err = crate::formats::load_bytes(db, None, "opencode.db", None).unwrap_err();
         assert!(err.to_string().contains("opencode.db"), "{err}");
-    }
-
-    #[test]
-    fn databases_are_told_apart_by_their_tables() {
-        let mut goose = b"SQLite format 3\0".to_vec();
-        goose.extend_from_slice(b"CREATE TABLE messages (id, session_id, content_json) sessions");
-        assert_eq!(database(&goose), Some(Refused::GooseDb));
-        let mut opencode = b"SQLite format 3\0".to_vec();
-        opencode.extend_from_slice(b"CREATE TABLE `part` (`id` text, `message_id` text)");
-        assert_eq!(
-            database(&opencode),
-            None,
-            "opencode.db is read, not refused"
-        );
-        assert_eq!(database(b"SQLite format 3\0CREATE TABLE other (x)"), None);
-        assert_eq!(database(b"{\"a\": 1}"), None);
     }
 }
 

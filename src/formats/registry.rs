@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 pub use super::session_format::SessionFormat;
 use super::{
-    agent_framework, aider, anthropic, claude_code, cline, codex, copilot_cli, gemini_cli,
+    agent_framework, aider, anthropic, claude_code, cline, codex, copilot_cli, gemini_cli, goose,
     inspect_ai, langchain, openai_agents, openai_chat, openai_responses, opencode, openhands,
     openhands_eval, openhands_v0, pi, pydantic_ai, qwen_code, swe_agent,
 };
@@ -29,6 +29,7 @@ pub static FORMATS: &[&dyn SessionFormat] = &[
     &openhands_v0::OpenHandsV0,
     &gemini_cli::GeminiCli,
     &opencode::OpenCode,
+    &goose::Goose,
     &inspect_ai::InspectAi,
     &openai_agents::OpenAiAgents,
     &aider::Aider,
@@ -119,6 +120,7 @@ mod tests {
             Format::OPENCODE,
             Format::CLINE,
             Format::COPILOT_CLI,
+            Format::GOOSE,
         ] {
             assert_eq!(by_name(f.name()), Ok(f));
         }

@@ -33,6 +33,7 @@ impl Format {
     pub const OPENCODE: Format = Format("opencode");
     pub const CLINE: Format = Format("cline");
     pub const COPILOT_CLI: Format = Format("copilot-cli");
+    pub const GOOSE: Format = Format("goose");
 
     /// The format named `name`. Only a format's own module and the constants above make one;
     /// a name from the command line is looked up in `formats::registry`.
