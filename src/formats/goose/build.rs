@@ -1,13 +1,14 @@
 //! Goose's stored messages as the common model.
 //!
-//! Owns: mapping one `messages` row onto a message, following Goose's `MessageContent`
-//! (`crates/goose/src/conversation/message.rs`, serde `tag = "type"`, camelCase):
+//! Owns: mapping one `messages` row onto a message, following the content items in the rows
+//! Goose 1.52.0 wrote (its `MessageContent`, serde `tag = "type"`, camelCase):
 //! - `text` → text; `thinking` → reasoning; `redactedThinking` → opaque reasoning;
 //! - `toolRequest {id, toolCall}` → a tool call: `toolCall` is a `Result` kept as
 //!   `{status: "success", value: {name, arguments}}` or `{status: "error", error}` (a call the
 //!   model got wrong, kept with the error as its arguments);
 //! - `toolResponse {id, toolResult}` → a tool result paired by `id`: `{status: "success",
-//!   value: {content: [...], isError}}` (or, older, `value` the content list itself), or
+//!   value: {content: [...], isError}}` (also taken: `value` the content list itself, not seen in
+//!   a real row), or
 //!   `{status: "error", error}`, an error result;
 //! - any other content (`image`, `systemNotification`, `toolConfirmationRequest`, …) is kept
 //!   as an opaque part.

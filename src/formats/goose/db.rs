@@ -1,8 +1,7 @@
 //! Goose's SQLite store, `sessions.db` (under `~/.local/share/goose/sessions/`): recognising it
 //! and reading its rows.
 //!
-//! Owns: the tables as Goose 1.52.0 creates them (`crates/goose/src/session/session_manager.rs`,
-//! as `.schema` of a database it wrote shows them): `sessions` (`id`, `name`, `working_dir`,
+//! Owns: the tables as `.schema` of a database Goose 1.52.0 wrote shows them: `sessions` (`id`, `name`, `working_dir`,
 //! `created_at`, `updated_at`, `parent_session_id`, …) and `messages` (`id`, `message_id`,
 //! `session_id`, `role`, `content_json`, `created_timestamp`, `metadata_json`). The database is
 //! opened read-only, through SQLite, so a live one in WAL mode is read with its `-wal`.

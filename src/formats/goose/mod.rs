@@ -1,5 +1,5 @@
-//! Goose sessions, in its SQLite `sessions.db` (Goose 1.10 and later, under
-//! `~/.local/share/goose/sessions/`).
+//! Goose sessions, in its SQLite `sessions.db` (under `~/.local/share/goose/sessions/`), as
+//! Goose 1.52.0 writes it; the shapes come from databases that version wrote.
 //!
 //! Owns: the format's entry points — `sessions.db` (recognised from its tables) or the directory
 //! holding it, read as its most recently updated top-level session, with the sessions it started
