@@ -10,13 +10,13 @@
 # The tool's cwd is /tmp/project (recorded in the history's environment_details), so the run
 # takes a private mount namespace with its own /tmp (needs root, or `unshare -r`): other
 # processes using /tmp/project at the same time are not disturbed and do not disturb it.
-# npm installs into CLINE_ORACLE_PREFIX (default /var/tmp/ctxray-oracle-cline); HOME and the
+# npm installs into CLINE_ORACLE_PREFIX (default target/oracle/cline in the repository); HOME and the
 # Cline config live in the private /tmp, so nothing of this machine's home is read or written.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 VERSION=2.18.0
-PREFIX="${CLINE_ORACLE_PREFIX:-/var/tmp/ctxray-oracle-cline}"
+PREFIX="${CLINE_ORACLE_PREFIX:-$ROOT/target/oracle/cline}"
 
 if [ "${CLINE_ORACLE_INSIDE:-}" != 1 ]; then
   if [ ! -f "$PREFIX/node_modules/cline/package.json" ] ||

@@ -19,8 +19,10 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 VERSION=0.15.10
 OUT="$ROOT/fixtures/qwen-code"
-# Outside /tmp: with `unshare` the runs get a private /tmp (see below).
-WORK="$(mktemp -d -p /var/tmp qwen-oracle.XXXXXX)"
+# Outside /tmp (with `unshare` the runs get a private /tmp, see below): under the repository's
+# target/, or QWEN_ORACLE_WORK.
+mkdir -p "${QWEN_ORACLE_WORK:-$ROOT/target/oracle}"
+WORK="$(mktemp -d -p "${QWEN_ORACLE_WORK:-$ROOT/target/oracle}" qwen.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
 npm install --silent --prefix "$WORK/npm" "@qwen-code/qwen-code@$VERSION" >/dev/null
