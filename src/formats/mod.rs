@@ -19,6 +19,7 @@ pub mod registry;
 pub mod session_format;
 pub(crate) mod shared;
 pub mod spans;
+pub mod sqlite;
 pub mod stream;
 pub mod surrogates;
 #[cfg(test)]
@@ -110,7 +111,7 @@ pub fn load_path_within(
     }
     if meta.is_file() && from.is_none_or(|f| f == Format::OPENCODE) {
         // A database is read by SQLite, never whole into memory: its head is enough to know it.
-        if opencode::db::head(path).is_some_and(|head| opencode::db::is_opencode_db(&head)) {
+        if sqlite::head(path).is_some_and(|head| opencode::db::is_opencode_db(&head)) {
             let mut session = opencode::load_db(path, &shown)?;
             empty::note(&mut session);
             return Ok(session);

@@ -62,7 +62,7 @@ impl super::session_format::SessionFormat for Goose {
 /// The `sessions.db` inside a directory, when it is Goose's.
 fn db_of_dir(path: &Path) -> Option<PathBuf> {
     let db = path.join("sessions.db");
-    let head = super::opencode::db::head(&db)?;
+    let head = super::sqlite::head(&db)?;
     db::is_goose_db(&head).then_some(db)
 }
 

@@ -14,38 +14,16 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Map, Value};
 
+use super::super::sqlite::{self, Store};
 use super::super::LoadError;
 use super::storage::Files;
-
-/// How long a read waits for opencode's writer to let go of the database.
-const BUSY_MS: u64 = 2000;
-/// How far into the file opencode's table definitions are looked for.
-const HEAD: usize = 256 * 1024;
 
 /// A SQLite file with opencode's `part` table (keyed by `message_id`), from the table
 /// definitions SQLite keeps in clear in its first pages.
 pub fn is_opencode_db(bytes: &[u8]) -> bool {
-    if !bytes.starts_with(b"SQLite format 3\0") {
-        return false;
-    }
-    let head = &bytes[..bytes.len().min(HEAD)];
-    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    has(b"CREATE TABLE `part`") && has(b"`message_id`")
-}
-
-/// The first bytes of a regular file, as much as [`is_opencode_db`] looks at.
-pub fn head(path: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut head = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(HEAD as u64)
-        .read_to_end(&mut head)
-        .ok()?;
-    Some(head)
+    sqlite::holds(bytes, &[b"CREATE TABLE `part`", b"`message_id`"])
 }
 
 /// One row of `session`: what the picker and the reader need.
@@ -63,19 +41,15 @@ pub struct SessionRow {
 
 /// An open `opencode.db`.
 pub struct Db {
-    conn: Connection,
-    shown: String,
+    store: Store,
 }
 
 impl Db {
     /// Opens the database read-only; an error names the file and SQLite's reason.
     pub fn open(path: &Path) -> Result<Db, LoadError> {
-        let shown = path.display().to_string();
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| fail(&shown, &e))?;
-        conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS))
-            .map_err(|e| fail(&shown, &e))?;
-        let db = Db { conn, shown };
+        let db = Db {
+            store: Store::open(path, "an opencode database (opencode.db)")?,
+        };
         // A file that is not a database at all, or a damaged one, fails here, at the first read.
         db.sessions()?;
         Ok(db)
@@ -85,7 +59,7 @@ impl Db {
     pub fn sessions(&self) -> Result<Vec<SessionRow>, LoadError> {
         let sql = "SELECT id, parent_id, project_id, slug, directory, title, version, \
                    time_created, time_updated FROM session ORDER BY time_created, id";
-        let rows = self.query(sql, [], |r| {
+        let rows = self.store.query(sql, [], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, Option<String>>(1)?,
@@ -134,7 +108,7 @@ impl Db {
 
     /// The number of messages of a session.
     pub fn message_count(&self, session: &str) -> Result<usize, LoadError> {
-        let n = self.query(
+        let n = self.store.query(
             "SELECT count(*) FROM message WHERE session_id = ?1",
             [session],
             |r| r.get::<_, i64>(0),
@@ -150,12 +124,12 @@ impl Db {
         let mut files = Files::default();
         let info = serde_json::to_vec(&session.info).unwrap_or_default();
         files.info = files.take(Ok(info), "session row");
-        let messages = self.query(
+        let messages = self.store.query(
             "SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id",
             [&session.id],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
         )?;
-        let parts = self.query(
+        let parts = self.store.query(
             "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
             [&session.id],
             |r| {
@@ -188,18 +162,6 @@ impl Db {
         }
         Ok(files)
     }
-
-    fn query<T, P: rusqlite::Params>(
-        &self,
-        sql: &str,
-        params: P,
-        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> Result<Vec<T>, LoadError> {
-        let fail = |e: rusqlite::Error| fail(&self.shown, &e);
-        let mut statement = self.conn.prepare(sql).map_err(fail)?;
-        let rows = statement.query_map(params, row).map_err(fail)?;
-        rows.collect::<Result<Vec<T>, _>>().map_err(fail)
-    }
 }
 
 /// A row's `data` with the columns' keys put back (the bytes as stored when `data` is not a
@@ -218,11 +180,4 @@ fn with_keys(data: &str, keys: &[(&str, &str)]) -> Vec<u8> {
         }
         _ => data.as_bytes().to_vec(),
     }
-}
-
-fn fail(shown: &str, e: &rusqlite::Error) -> LoadError {
-    LoadError::not_session(
-        shown,
-        format!("an opencode database (opencode.db) SQLite cannot read: {e}"),
-    )
 }
