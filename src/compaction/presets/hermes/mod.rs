@@ -156,14 +156,7 @@ impl Preset for Hermes {
     /// Hermes' own estimate of the compacted history (a replay has no provider count).
     fn carried_settings(&self, settings: &Settings, done: &[Done]) -> Vec<String> {
         let count = |name: &str| settings.int(name).unwrap_or(0).max(0) as usize;
-        let mut ineffective = count("ineffective_compression_count");
-        for d in done {
-            if d.after.value >= d.after.threshold {
-                ineffective += 1;
-            } else {
-                ineffective = 0;
-            }
-        }
+        let ineffective = ineffective_after(count("ineffective_compression_count"), done);
         vec![
             format!(
                 "compression_count={}",
@@ -384,6 +377,60 @@ impl assemble::Outcome {
             summarized: indices(history, self.summarized.iter().copied()),
             kept: indices(history, self.tail.iter().copied()),
             dropped: indices(history, self.dropped.iter().copied()),
+        }
+    }
+}
+
+/// `_ineffective_compression_count` after the compactions `done`, from `start` before them: an
+/// ineffective compaction (the history left at or over the threshold) adds one, an effective one
+/// starts again from 0. Read back from the last compaction, so a replay that asks after each
+/// one does not fold its whole past every time (the run read is at most the two ineffective
+/// compactions that block the next).
+fn ineffective_after(start: usize, done: &[Done]) -> usize {
+    let ineffective = |d: &Done| d.after.value >= d.after.threshold;
+    let run = done.iter().rev().take_while(|d| ineffective(d)).count();
+    if run == done.len() {
+        start + run
+    } else {
+        run
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::plan::Trigger;
+    use proptest::prelude::*;
+
+    fn done(value: u64) -> Done {
+        let trigger = Trigger {
+            fired: true,
+            measure: "tokens",
+            value,
+            threshold: 100,
+            reason: String::new(),
+            estimator: String::new(),
+        };
+        Done {
+            before: trigger.clone(),
+            after: trigger,
+        }
+    }
+
+    proptest! {
+        /// The count read back from the last compaction is the framework's count, kept
+        /// compaction by compaction from the first.
+        #[test]
+        fn the_ineffective_count_is_the_count_kept_compaction_by_compaction(
+            start in 0usize..4,
+            values in proptest::collection::vec(prop_oneof![Just(50u64), Just(100), Just(150)], 0..12),
+        ) {
+            let all: Vec<Done> = values.iter().map(|&v| done(v)).collect();
+            let mut kept = start;
+            for d in &all {
+                kept = if d.after.value >= d.after.threshold { kept + 1 } else { 0 };
+            }
+            prop_assert_eq!(ineffective_after(start, &all), kept);
         }
     }
 }
