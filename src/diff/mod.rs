@@ -11,6 +11,7 @@
 mod naive_tests;
 mod pending;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -195,8 +196,9 @@ pub fn facts(m: &Message) -> Vec<Evidence> {
     facts_of(m, &content_texts(m))
 }
 
-/// The texts a message is made of, as the summarizer could be shown them.
-fn content_texts(m: &Message) -> Vec<String> {
+/// The texts a message is made of, as the summarizer could be shown them: borrowed where a
+/// part holds its text whole (most do), so a diff does not copy the range it reads.
+fn content_texts(m: &Message) -> Vec<Cow<'_, str>> {
     m.parts
         .iter()
         .filter_map(|p| match p {
@@ -210,9 +212,15 @@ fn content_texts(m: &Message) -> Vec<String> {
                     Ok(v) => all_leaves(&v, &mut values),
                     Err(_) => values.push(arguments.clone()),
                 }
-                Some(values.join("\n"))
+                Some(Cow::Owned(values.join("\n")))
             }
-            other => Some(other.plain_text()),
+            Part::Text { text } | Part::Summary { text } | Part::Reasoning { text, .. } => {
+                Some(Cow::Borrowed(text.as_str()))
+            }
+            Part::ToolResult { content, .. } => match content.as_slice() {
+                [Part::Text { text }] => Some(Cow::Borrowed(text.as_str())),
+                _ => Some(Cow::Owned(p.plain_text())),
+            },
         })
         .filter(|t| !t.trim().is_empty())
         .collect()

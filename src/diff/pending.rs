@@ -7,6 +7,7 @@
 //! what a line found whole answers for the strings inside it. Must not: search the input
 //! itself (the index does) or sum a range (the diff does).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::evidence::{self, Evidence, EvidenceKind};
@@ -24,9 +25,14 @@ struct Ask {
 }
 
 impl Ask {
+    /// A string of which only whether it is found whole matters (a name, an id, an argument,
+    /// a fact): one the index has cut short cannot be, so it is not asked of the pass.
     fn new(text: String, input: &TextIndex) -> Ask {
-        let found = input.quick_prefix(&text);
         let len = text.len();
+        let found = match input.quick_prefix(&text) {
+            Err(cut) if cut < len => Ok(0),
+            other => other,
+        };
         // A string found whole is never shown again: only the lost ones are named.
         let text = if found == Ok(len) {
             String::new()
@@ -283,7 +289,7 @@ impl Cursor {
 /// The lines of `texts` with what the input shows of each, as `pending_of` reads them: the
 /// answer at once, or `Err` with the bytes still to look for.
 pub fn quick_lines<'t>(
-    texts: &'t [String],
+    texts: &'t [Cow<'_, str>],
     input: &TextIndex,
     mut each: impl FnMut(&'t str, Result<usize, usize>),
 ) {
@@ -295,13 +301,13 @@ pub fn quick_lines<'t>(
 
 /// The facts of `m` whose content texts are `texts`, each once, in order: the commands its
 /// tool calls run, then what `evidence::extract` finds in each text (3 bytes or more).
-pub fn facts_of(m: &Message, texts: &[String]) -> Vec<Evidence> {
+pub fn facts_of(m: &Message, texts: &[Cow<'_, str>]) -> Vec<Evidence> {
     facts_at(m, texts).into_iter().map(|(e, _)| e).collect()
 }
 
 /// `facts_of`, each fact with where it first stands in `texts` (the text, the byte offset)
 /// when it was found in one (a command is not).
-fn facts_at(m: &Message, texts: &[String]) -> Vec<(Evidence, Option<(usize, usize)>)> {
+fn facts_at(m: &Message, texts: &[Cow<'_, str>]) -> Vec<(Evidence, Option<(usize, usize)>)> {
     let mut items: Vec<(Evidence, Option<(usize, usize)>)> = m
         .parts
         .iter()
@@ -337,4 +343,27 @@ fn facts_at(m: &Message, texts: &[String]) -> Vec<(Evidence, Option<(usize, usiz
         .zip(keep)
         .filter_map(|(item, kept)| kept.then_some(item))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_cut_short_by_the_index_is_not_found_whole_and_not_asked_again() {
+        let text = "the same opening words again and again\n".repeat(100);
+        let ix = TextIndex::new(format!("{text}a unique ending"));
+        let asked = "the same opening words again and zzzz never written";
+        let cut = match ix.quick_prefix(asked) {
+            Err(cut) => cut,
+            Ok(found) => panic!("the index told at once: {found}"),
+        };
+        assert!(cut < asked.len(), "cut {cut}");
+        let ask = Ask::new(asked.to_string(), &ix);
+        assert_eq!(ask.waiting(), None);
+        assert!(!ask.found_whole());
+        // One that may yet occur whole still waits for the pass.
+        let short = Ask::new("zzz".to_string(), &ix);
+        assert_eq!(short.waiting(), Some(&b"zzz"[..]));
+    }
 }
