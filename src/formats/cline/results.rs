@@ -21,6 +21,10 @@
 //! `pushToolResult` in RooVetGit/Roo-Code `src/core/assistant-message/presentAssistantMessage.ts`
 //! (the header block, then the output blocks).
 
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
+
 use crate::session::{Message, Part};
 
 /// The start of a failed tool's output (`formatResponse.toolError`).
@@ -73,19 +77,52 @@ fn header_only(text: &str) -> bool {
     text.trim_end().ends_with("] Result:")
 }
 
-/// The calls of the last assistant message still waiting for a result.
+/// The calls of the last assistant message still waiting for a result: each call's id in call
+/// order (taken ones emptied), and by name and by id where each stands, so that answering a
+/// message of many calls stays linear in its calls.
 #[derive(Debug, Default)]
 pub(super) struct Pairing {
-    waiting: Vec<(String, String)>,
+    ids: Vec<Option<String>>,
+    by_name: HashMap<String, VecDeque<usize>>,
+    by_id: HashMap<String, Vec<usize>>,
 }
 
 impl Pairing {
     /// An assistant message: its client calls are now the ones waiting.
     pub(super) fn expect(&mut self, msg: &Message) {
-        self.waiting = msg
-            .client_calls()
-            .map(|(id, name)| (id.to_string(), name.to_string()))
-            .collect();
+        self.expect_calls(msg.client_calls());
+    }
+
+    /// Calls `(id, name)`, in call order, are now the ones waiting.
+    fn expect_calls<'c>(&mut self, calls: impl IntoIterator<Item = (&'c str, &'c str)>) {
+        *self = Pairing::default();
+        for (id, name) in calls {
+            let at = self.ids.len();
+            self.ids.push(Some(id.to_string()));
+            self.by_name
+                .entry(name.to_string())
+                .or_default()
+                .push_back(at);
+            self.by_id.entry(id.to_string()).or_default().push(at);
+        }
+    }
+
+    /// The calls of id `id` answered by a result that names it.
+    fn answered(&mut self, id: &str) {
+        for at in self.by_id.remove(id).unwrap_or_default() {
+            self.ids[at] = None;
+        }
+    }
+
+    /// The id of the earliest waiting call named `name`, now answered.
+    fn take_named(&mut self, name: &str) -> Option<String> {
+        let queue = self.by_name.get_mut(name)?;
+        while let Some(at) = queue.pop_front() {
+            if let Some(id) = self.ids[at].take() {
+                return Some(id);
+            }
+        }
+        None
     }
 
     /// A user message's parts with its result texts turned into results.
@@ -96,7 +133,7 @@ impl Pairing {
         while let Some(part) = parts.next() {
             let name = match &part {
                 Part::ToolResult { call_id, .. } => {
-                    self.waiting.retain(|(id, _)| id != call_id);
+                    self.answered(call_id);
                     None
                 }
                 Part::Text { text } => named(text).map(str::to_string),
@@ -112,8 +149,8 @@ impl Pairing {
                     content.push(next);
                 }
             }
-            let call_id = match self.waiting.iter().position(|(_, n)| *n == name) {
-                Some(at) => self.waiting.remove(at).0,
+            let call_id = match self.take_named(&name) {
+                Some(id) => id,
                 None => {
                     unpaired += 1;
                     format!("{record}-result-{}", unpaired - 1)
@@ -153,4 +190,50 @@ fn failed(text: &str) -> bool {
         None => text,
     };
     output.trim_start().starts_with(TOOL_ERROR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pairing;
+    use proptest::prelude::*;
+
+    /// What a result answers, given the calls waiting: the first with its name, taken; a
+    /// result with an id takes every call of that id. One list, scanned and shifted each time.
+    fn scanned(calls: &[(String, String)], results: &[(bool, String)]) -> Vec<Option<String>> {
+        let mut waiting = calls.to_vec();
+        let mut out = Vec::new();
+        for (by_id, key) in results {
+            if *by_id {
+                waiting.retain(|(id, _)| id != key);
+                out.push(None);
+            } else {
+                let at = waiting.iter().position(|(_, n)| n == key);
+                out.push(at.map(|at| waiting.remove(at).0));
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn pairing_takes_what_scanning_the_waiting_calls_takes(
+            calls in proptest::collection::vec(("c[0-3]", "[ab]"), 0..12),
+            results in proptest::collection::vec((any::<bool>(), "[abc]|c[0-4]"), 0..16),
+        ) {
+            let mut p = Pairing::default();
+            p.expect_calls(calls.iter().map(|(i, n)| (i.as_str(), n.as_str())));
+            let got: Vec<Option<String>> = results
+                .iter()
+                .map(|(by_id, key)| {
+                    if *by_id {
+                        p.answered(key);
+                        None
+                    } else {
+                        p.take_named(key)
+                    }
+                })
+                .collect();
+            prop_assert_eq!(got, scanned(&calls, &results));
+        }
+    }
 }
