@@ -12,6 +12,7 @@ use serde_json::Value;
 
 mod check;
 mod chunk;
+pub mod tree;
 
 use super::{spans, LoadError};
 use crate::session::{Skipped, Usage};

@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::formats::common::tree::nearest_on_path;
 use crate::session::Abandoned;
 
 /// An entry's place in the file and in the tree.
@@ -48,46 +49,32 @@ pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
         }
         at = nodes[k].parent.and_then(|p| by_id.get(p).copied());
     }
+    let parent = |k: usize| nodes[k].parent.and_then(|p| by_id.get(p).copied());
+    let forks = nearest_on_path(nodes.len(), parent, |k| on_path.contains(&k));
     let mut branches: Vec<Abandoned> = Vec::new();
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
     let mut active = Vec::new();
-    for (k, node) in nodes.iter().enumerate() {
+    for (k, (node, fork)) in nodes.iter().zip(forks).enumerate() {
         if node.id.is_none() || on_path.contains(&k) {
             active.push(k);
             continue;
         }
-        let fork = fork_of(nodes, &by_id, &on_path, k);
-        match branches.iter_mut().find(|b| b.fork == fork) {
-            Some(branch) => branch.records.push(node.line),
-            None => branches.push(Abandoned {
-                fork,
-                records: vec![node.line],
-            }),
+        // The line of the nearest ancestor on the active path (0, the header's, when the
+        // branch reaches no entry of it).
+        let fork = fork.map_or(0, |j| nodes[j].line);
+        match branch_of.get(&fork) {
+            Some(&b) => branches[b].records.push(node.line),
+            None => {
+                branch_of.insert(fork, branches.len());
+                branches.push(Abandoned {
+                    fork,
+                    records: vec![node.line],
+                });
+            }
         }
     }
     Chain {
         active,
         abandoned: branches,
     }
-}
-
-/// The line of the nearest ancestor of `k` on the active path (0, the header's, when the
-/// branch reaches no entry of it).
-fn fork_of(
-    nodes: &[Node<'_>],
-    by_id: &HashMap<&str, usize>,
-    on_path: &HashSet<usize>,
-    k: usize,
-) -> usize {
-    let mut seen = HashSet::new();
-    let mut at = nodes[k].parent.and_then(|p| by_id.get(p).copied());
-    while let Some(j) = at {
-        if on_path.contains(&j) {
-            return nodes[j].line;
-        }
-        if !seen.insert(j) {
-            break;
-        }
-        at = nodes[j].parent.and_then(|p| by_id.get(p).copied());
-    }
-    0
 }

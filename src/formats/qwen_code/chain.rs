@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::formats::common::tree::nearest_on_path;
 use crate::session::Abandoned;
 
 /// A record's place in the file and in the tree.
@@ -54,43 +55,36 @@ pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
         .iter()
         .filter_map(|uuid| by_uuid.get(uuid).cloned())
         .collect();
+    // A record's parent is the first record of its parent uuid; a fork is the line of the last
+    // record of the chain uuid a branch hangs from.
+    let first = |uuid: &str| by_uuid.get(uuid).and_then(|ks| ks.first()).copied();
+    let forks = nearest_on_path(
+        nodes.len(),
+        |k| nodes[k].parent.and_then(first),
+        |k| on_path.contains(nodes[k].uuid),
+    );
     let mut abandoned: Vec<Abandoned> = Vec::new();
-    for n in nodes.iter().filter(|n| !on_path.contains(n.uuid)) {
-        let fork = fork_of(nodes, &by_uuid, &on_path, n);
-        match abandoned.iter_mut().find(|b| b.fork == fork) {
-            Some(branch) => branch.records.push(n.line),
-            None => abandoned.push(Abandoned {
-                fork,
-                records: vec![n.line],
-            }),
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
+    for (n, fork) in nodes.iter().zip(forks) {
+        if on_path.contains(n.uuid) {
+            continue;
+        }
+        let fork = fork
+            .and_then(|j| by_uuid.get(nodes[j].uuid))
+            .and_then(|ks| ks.last())
+            .map_or(0, |&k| nodes[k].line);
+        match branch_of.get(&fork) {
+            Some(&b) => abandoned[b].records.push(n.line),
+            None => {
+                branch_of.insert(fork, abandoned.len());
+                abandoned.push(Abandoned {
+                    fork,
+                    records: vec![n.line],
+                });
+            }
         }
     }
     Chain { groups, abandoned }
-}
-
-/// The line of the last record of the nearest ancestor of `n` on the chain (0 when the branch
-/// reaches none).
-fn fork_of(
-    nodes: &[Node<'_>],
-    by_uuid: &HashMap<&str, Vec<usize>>,
-    on_path: &HashSet<&str>,
-    n: &Node<'_>,
-) -> usize {
-    let mut seen = HashSet::new();
-    let mut at = n.parent;
-    while let Some(uuid) = at {
-        let Some(ks) = by_uuid.get(uuid) else {
-            break;
-        };
-        if on_path.contains(uuid) {
-            return ks.last().map_or(0, |&k| nodes[k].line);
-        }
-        if !seen.insert(uuid) {
-            break;
-        }
-        at = ks.first().and_then(|&k| nodes[k].parent);
-    }
-    0
 }
 
 #[cfg(test)]
