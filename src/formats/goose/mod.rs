@@ -13,7 +13,7 @@ pub(crate) mod db;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -82,8 +82,14 @@ pub(crate) fn load_db(path: &Path, shown: &str) -> Result<Session, LoadError> {
             "a Goose session database (sessions.db) with no session",
         ));
     };
+    let mut children: HashMap<&str, Vec<&SessionRow>> = HashMap::new();
+    for s in &all {
+        if let Some(parent) = s.parent.as_deref() {
+            children.entry(parent).or_default().push(s);
+        }
+    }
     let mut seen = HashSet::new();
-    let mut session = read(&db, &all, newest, shown, 0, &mut seen)?;
+    let mut session = read(&db, &children, newest, shown, 0, &mut seen)?;
     session.renumber();
     Ok(session)
 }
@@ -91,7 +97,7 @@ pub(crate) fn load_db(path: &Path, shown: &str) -> Result<Session, LoadError> {
 /// One session with the sessions it started as children.
 fn read(
     db: &Db,
-    all: &[SessionRow],
+    children: &HashMap<&str, Vec<&SessionRow>>,
     row: &SessionRow,
     shown: &str,
     depth: usize,
@@ -117,12 +123,13 @@ fn read(
     }
     session.model = session.messages.iter().find_map(|m| m.model.clone());
     if depth < MAX_DEPTH {
-        for child in all.iter().filter(|s| s.parent.as_deref() == Some(&row.id)) {
+        let started = children.get(row.id.as_str()).map_or(&[][..], Vec::as_slice);
+        for &child in started {
             if seen.contains(&child.id) {
                 continue;
             }
             let shown = format!("{shown} (session {})", child.id);
-            let mut child = read(db, all, child, &shown, depth + 1, seen)?;
+            let mut child = read(db, children, child, &shown, depth + 1, seen)?;
             child.renumber();
             session.children.push(child);
         }

@@ -22,7 +22,7 @@ mod db_tests;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -154,8 +154,14 @@ pub(crate) fn load_db(path: &Path, shown: &str) -> Result<Session, LoadError> {
             "an opencode database (opencode.db) with no session",
         ));
     };
+    let mut children: HashMap<&str, Vec<&SessionRow>> = HashMap::new();
+    for s in &all {
+        if let Some(parent) = s.parent_id.as_deref() {
+            children.entry(parent).or_default().push(s);
+        }
+    }
     let mut seen = HashSet::new();
-    let mut session = db_session(&db, &all, newest, shown, 0, &mut seen)?;
+    let mut session = db_session(&db, &children, newest, shown, 0, &mut seen)?;
     session.renumber();
     Ok(session)
 }
@@ -163,7 +169,7 @@ pub(crate) fn load_db(path: &Path, shown: &str) -> Result<Session, LoadError> {
 /// One session of the database with its subagents' sessions as children.
 fn db_session(
     db: &Db,
-    all: &[SessionRow],
+    children: &HashMap<&str, Vec<&SessionRow>>,
     row: &SessionRow,
     shown: &str,
     depth: usize,
@@ -172,17 +178,15 @@ fn db_session(
     seen.insert(row.id.clone());
     let mut session = build(db.read(row)?, shown);
     if depth < MAX_DEPTH {
-        let mut children: Vec<&SessionRow> = all
-            .iter()
-            .filter(|s| s.parent_id.as_deref() == Some(row.id.as_str()))
-            .collect();
-        children.sort_by_key(|s| (s.created, s.id.clone()));
-        for child in children {
+        let mut started: Vec<&SessionRow> =
+            children.get(row.id.as_str()).cloned().unwrap_or_default();
+        started.sort_by_key(|s| (s.created, s.id.clone()));
+        for child in started {
             if seen.contains(&child.id) {
                 continue;
             }
             let shown = format!("{shown} (session {})", child.id);
-            let mut child = db_session(db, all, child, &shown, depth + 1, seen)?;
+            let mut child = db_session(db, children, child, &shown, depth + 1, seen)?;
             child.renumber();
             session.children.push(child);
         }
