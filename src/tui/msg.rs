@@ -167,7 +167,7 @@ pub struct FrameLayout {
     pub detail: Rect,
     /// The rows the detail pane's content takes, wrapped to its width, its border included
     /// (0 when the pane shows something that does not scroll).
-    pub detail_rows: u16,
+    pub detail_rows: usize,
     /// What the detail pane showed: the selected message and the view.
     pub detail_of: Option<(usize, crate::tui::state::DetailMode)>,
     /// The help overlay's lines, and how many of them it showed at once.
@@ -176,8 +176,9 @@ pub struct FrameLayout {
 
 impl FrameLayout {
     /// The furthest the detail pane scrolls: its last row at the bottom of the pane.
-    pub fn detail_scroll_max(&self) -> u16 {
-        self.detail_rows.saturating_sub(self.detail.height)
+    pub fn detail_scroll_max(&self) -> usize {
+        self.detail_rows
+            .saturating_sub(usize::from(self.detail.height))
     }
 
     /// The furthest the help overlay scrolls (its last line at its bottom).

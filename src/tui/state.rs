@@ -62,7 +62,7 @@ pub struct AppState {
     pub viewport: u16,
     pub focus: Focus,
     pub show_help: bool,
-    pub detail_scroll: u16,
+    pub detail_scroll: usize,
     /// Following a growing file: new messages scroll into view while the selection is on the
     /// last one; otherwise they are counted in `unseen` until `G`.
     pub following: bool,

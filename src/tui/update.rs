@@ -314,8 +314,9 @@ fn scroll_detail(state: &mut AppState, msg: &Msg, page: u16) {
     let shown = state.layout.detail_of == Some((state.selected, state.detail_mode));
     let max = match state.layout.detail_rows {
         rows if rows > 0 && shown => state.layout.detail_scroll_max(),
-        _ => u16::MAX / 2,
+        _ => usize::MAX / 2,
     };
+    let page = usize::from(page);
     let scroll = state.detail_scroll.min(max);
     state.detail_scroll = match msg {
         Msg::Down => scroll.saturating_add(1),

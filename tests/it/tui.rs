@@ -1183,3 +1183,31 @@ fn a_notice_leaves_the_hints_on_screen() {
         "{text}"
     );
 }
+
+#[test]
+fn the_detail_of_a_message_of_many_rows_scrolls_to_its_last_part() {
+    // One assistant message of 20,000 calls: four rows each, past what a paragraph's own
+    // scroll (a u16) reaches.
+    let calls: Vec<String> = (0..20_000)
+        .map(|i| format!(r#"{{"type":"tool_use","id":"toolu_{i}","name":"Read","input":{{"file_path":"/f{i}"}}}}"#))
+        .collect();
+    let lines = [
+        r#"{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}"#.to_string(),
+        format!(
+            r#"{{"type":"assistant","uuid":"a1","parentUuid":"u0","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{{"id":"m1","role":"assistant","model":"claude-sonnet-4","content":[{}]}}}}"#,
+            calls.join(",")
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many-calls.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let session = load_path(&path, None).unwrap();
+    let analysis = Analysis::new(session, &Registry::bundled(), &Options::default());
+    let mut s = settled(AppState::new(analysis, None, Vec::new()));
+    update(&mut s, Msg::Bottom);
+    update(&mut s, Msg::FocusNext);
+    update(&mut s, Msg::Bottom);
+    let text = screen(&s, 120, 30);
+    assert!(text.contains("toolu_19999"), "{text}");
+    assert!(text.contains("of 80,00"), "{text}");
+}

@@ -20,7 +20,7 @@ use crate::tui::theme::Theme;
 const FOLD_AT: usize = 60;
 
 /// Draws the pane; returns the rows its content takes (0: it does not scroll).
-pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> u16 {
+pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) -> usize {
     let border = if state.focus == Focus::Detail {
         "title"
     } else {
@@ -46,30 +46,88 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) ->
             None => vec![Line::styled("no messages", theme.fg("dim"))],
         },
     };
-    let para = Paragraph::new(lines)
-        .block(block.clone())
-        .wrap(Wrap { trim: false });
-    let rows = u16::try_from(para.line_count(area.width)).unwrap_or(u16::MAX);
-    // Never past the last row: the pane ends on its content, not on a blank page.
-    let scroll = state.detail_scroll.min(rows.saturating_sub(area.height));
-    let block = match position(scroll, rows, area.height) {
+    let (shown, rows) = window(lines, area, state.detail_scroll);
+    let block = match position(shown.scroll, rows, area.height) {
         Some(at) => block.title_top(Line::styled(at, theme.fg("dim")).right_aligned()),
         None => block,
     };
-    frame.render_widget(para.block(block).scroll((scroll, 0)), area);
+    let para = Paragraph::new(shown.lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((shown.within, 0));
+    frame.render_widget(para, area);
     rows
 }
 
+/// The lines a pane of `area` scrolled `scroll` rows down shows, from the first line it cuts
+/// into, and how many of that line's rows are above the pane.
+struct Window<'a> {
+    lines: Vec<Line<'a>>,
+    /// The pane's scroll, clamped so that it ends on the content's last row.
+    scroll: usize,
+    within: u16,
+}
+
+/// The part of `lines` (wrapped to the pane's width) a pane scrolled `scroll` rows shows, and
+/// the rows the whole content takes with the pane's border. Only the lines on screen are
+/// drawn: a message of many parts is hundreds of thousands of rows, more than a paragraph's
+/// own scroll reaches.
+fn window(lines: Vec<Line<'_>>, area: Rect, scroll: usize) -> (Window<'_>, usize) {
+    let width = area.width;
+    let heights: Vec<usize> = lines
+        .iter()
+        .map(|l| match l.width() <= usize::from(width) {
+            // A line that fits is one row, as the paragraph wraps it.
+            true => 1,
+            false => Paragraph::new(l.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width),
+        })
+        .collect();
+    // The border takes the pane's first row.
+    let rows = heights.iter().sum::<usize>() + 1;
+    let height = usize::from(area.height);
+    // Never past the last row: the pane ends on its content, not on a blank page.
+    let scroll = scroll.min(rows.saturating_sub(height));
+    let (mut first, mut above) = (0, 0);
+    while first < heights.len() && above + heights[first] <= scroll {
+        above += heights[first];
+        first += 1;
+    }
+    let mut last = first;
+    let mut shown = above;
+    while last < heights.len() && shown < scroll + height {
+        shown += heights[last];
+        last += 1;
+    }
+    let within = u16::try_from(scroll - above).unwrap_or(u16::MAX);
+    let lines = lines.into_iter().skip(first).take(last - first).collect();
+    let w = Window {
+        lines,
+        scroll,
+        within,
+    };
+    (w, rows)
+}
+
 /// `rows 41–60 of 212`: where the pane is in its content, when it does not all fit.
-fn position(scroll: u16, rows: u16, height: u16) -> Option<String> {
+fn position(scroll: usize, rows: usize, height: u16) -> Option<String> {
     // The border takes the pane's first row and counts as the content's first.
-    let (content, shown) = (rows.saturating_sub(1), height.saturating_sub(1));
+    let (content, shown) = (
+        rows.saturating_sub(1),
+        usize::from(height).saturating_sub(1),
+    );
     if content <= shown || shown == 0 {
         return None;
     }
     let first = scroll + 1;
     let last = (scroll + shown).min(content);
-    Some(format!(" rows {first}–{last} of {content} "))
+    Some(format!(
+        " rows {}–{} of {} ",
+        thousands(first as u64),
+        thousands(last as u64),
+        thousands(content as u64)
+    ))
 }
 
 fn message_lines<'a>(state: &AppState, m: &Message, theme: &Theme) -> Vec<Line<'a>> {
