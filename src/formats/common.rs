@@ -310,6 +310,21 @@ impl Loaded {
         });
     }
 
+    /// The value of the `k`-th valid JSONL line (in the order `each_line` gives them), built
+    /// now and not kept (or the one [`Loaded::lines`] already built): for a reader that picks
+    /// the lines it reads after a first pass, so that it holds one value at a time.
+    pub fn line_at(&self, k: usize) -> Option<(usize, Range<usize>, Cow<'_, Value>)> {
+        let Doc::Lines(lines) = &self.doc else {
+            return None;
+        };
+        let s = lines.spans.get(k)?;
+        let value = match lines.values.get() {
+            Some(values) => Cow::Borrowed(values.get(k)?),
+            None => Cow::Owned(s.parse(&self.buffer)),
+        };
+        Some((s.index, s.start..s.end, value))
+    }
+
     /// [`Loaded::each_line`] until `f` returns something, which is returned.
     pub fn find_map_line<T>(&self, mut f: impl FnMut(Item<'_>) -> Option<T>) -> Option<T> {
         let Doc::Lines(lines) = &self.doc else {
@@ -586,6 +601,33 @@ pub fn usage_from(
 mod tests {
     use super::check::PARALLEL_CHECK_MIN;
     use super::*;
+
+    /// A line read alone is the line `lines` builds, before and after those are kept; a
+    /// malformed line is not counted, and past the last there is none.
+    #[test]
+    fn a_line_read_alone_is_the_line_read_with_the_rest() {
+        let text = "{\"a\":1}\nnot json\n{\"b\":[2]}\n\n{\"c\":\"x\"}\n";
+        let loaded = Loaded::within(text.as_bytes().to_vec(), None, "l.jsonl", 1000).unwrap();
+        let alone: Vec<(usize, Range<usize>, Value)> = (0..3)
+            .map(|k| loaded.line_at(k).map(|(i, r, v)| (i, r, v.into_owned())))
+            .collect::<Option<_>>()
+            .unwrap();
+        assert!(loaded.line_at(3).is_none());
+        let all: Vec<(usize, Range<usize>, Value)> = loaded
+            .lines()
+            .into_iter()
+            .map(|item| (item.index, item.range().unwrap(), item.value.clone()))
+            .collect();
+        assert_eq!(alone, all);
+        assert_eq!(
+            alone[1].0, 2,
+            "the line after the malformed one keeps its number"
+        );
+        let kept = loaded
+            .line_at(2)
+            .map(|(_, _, v)| matches!(v, Cow::Borrowed(_)));
+        assert_eq!(kept, Some(true), "once built, the values are reused");
+    }
 
     /// A JSONL line longer than the limit is refused with its line number, whichever slice of
     /// a parallel check it falls in; a line at the limit, and a one-line document over it,

@@ -17,6 +17,8 @@ mod records;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::common::{str_at, Doc, Item, Loaded};
@@ -72,35 +74,59 @@ pub fn parse(loaded: &Loaded) -> Result<Session, LoadError> {
         ));
     }
     let mut session = super::start(Format::QWEN_CODE, loaded);
-    let items = loaded.lines();
-    let mut keyed: Vec<&Item<'_>> = Vec::with_capacity(items.len());
-    for item in &items {
-        if str_at(item.value, "uuid").is_some() {
-            keyed.push(item);
-        } else {
-            session.skip(item.index + 1, "a Qwen Code record without its uuid");
-        }
+    // A first pass keeps each record's place in the tree, not its value: only the active
+    // chain's records are parsed again and read, a few at a time.
+    struct Keyed {
+        /// The line's place among the valid lines (`Loaded::line_at`).
+        at: usize,
+        line: usize,
+        uuid: String,
+        parent: Option<String>,
     }
+    let mut keyed: Vec<Keyed> = Vec::new();
+    let mut at = 0;
+    loaded.each_line(|item| {
+        match str_at(item.value, "uuid") {
+            Some(uuid) => {
+                if session.id.is_none() {
+                    session.id = str_at(item.value, "sessionId").map(str::to_string);
+                }
+                keyed.push(Keyed {
+                    at,
+                    line: item.index,
+                    uuid: uuid.to_string(),
+                    parent: str_at(item.value, "parentUuid").map(str::to_string),
+                });
+            }
+            None => session.skip(item.index + 1, "a Qwen Code record without its uuid"),
+        }
+        at += 1;
+    });
     let nodes: Vec<Node<'_>> = keyed
         .iter()
-        .map(|item| Node {
-            line: item.index,
-            uuid: str_at(item.value, "uuid").unwrap_or(""),
-            parent: str_at(item.value, "parentUuid"),
+        .map(|k| Node {
+            line: k.line,
+            uuid: &k.uuid,
+            parent: k.parent.as_deref(),
         })
         .collect();
     let chain = chain::active(&nodes);
     session.source.abandoned = chain.abandoned;
-    session.id = keyed
-        .iter()
-        .find_map(|item| str_at(item.value, "sessionId"))
-        .map(str::to_string);
     let mut reader = Reader::default();
     for group in &chain.groups {
-        let recs: Vec<&Item<'_>> = group
+        let lines: Vec<(usize, std::ops::Range<usize>, Cow<'_, Value>)> = group
             .iter()
-            .filter_map(|&k| keyed.get(k).copied())
+            .filter_map(|&k| loaded.line_at(keyed.get(k)?.at))
             .collect();
+        let items: Vec<Item<'_>> = lines
+            .iter()
+            .map(|(index, range, value)| Item {
+                index: *index,
+                range: Some((range.start, range.end)),
+                value,
+            })
+            .collect();
+        let recs: Vec<&Item<'_>> = items.iter().collect();
         reader.read(&mut session, &recs);
     }
     session.title = reader.title;
