@@ -75,31 +75,52 @@ impl super::session_format::SessionFormat for Pi {
 
 pub fn parse(loaded: &Loaded) -> Session {
     let mut session = super::start(Format::PI, loaded);
-    let items = loaded.lines();
-    let mut entries: Vec<&Item<'_>> = Vec::new();
-    for item in &items {
+    // A first pass keeps each entry's place in the tree, not its value: only the active
+    // branch's entries are parsed again and read, one at a time.
+    struct Entry {
+        /// The line's place among the valid lines (`Loaded::line_at`).
+        at: usize,
+        line: usize,
+        id: Option<String>,
+        parent: Option<String>,
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut at = 0;
+    loaded.each_line(|item| {
         if str_at(item.value, "type") == Some("session") && session.id.is_none() {
             session.id = str_at(item.value, "id").map(str::to_string);
             session.model = str_at(item.value, "modelId").map(str::to_string);
         } else {
-            entries.push(item);
+            entries.push(Entry {
+                at,
+                line: item.index,
+                id: str_at(item.value, "id").map(str::to_string),
+                parent: str_at(item.value, "parentId").map(str::to_string),
+            });
         }
-    }
+        at += 1;
+    });
     let nodes: Vec<Node<'_>> = entries
         .iter()
-        .map(|item| Node {
-            line: item.index,
-            id: str_at(item.value, "id"),
-            parent: str_at(item.value, "parentId"),
+        .map(|e| Node {
+            line: e.line,
+            id: e.id.as_deref(),
+            parent: e.parent.as_deref(),
         })
         .collect();
     let chain = chain::active(&nodes);
     session.source.abandoned = chain.abandoned;
     let mut model = session.model.clone();
     for k in chain.active {
-        if let Some(item) = entries.get(k) {
-            entry::read(&mut session, item, &mut model);
-        }
+        let Some((index, range, value)) = entries.get(k).and_then(|e| loaded.line_at(e.at)) else {
+            continue;
+        };
+        let item = Item {
+            index,
+            range: Some((range.start, range.end)),
+            value: &value,
+        };
+        entry::read(&mut session, &item, &mut model);
     }
     session.model = model;
     session
