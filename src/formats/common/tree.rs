@@ -3,7 +3,11 @@
 //!
 //! Owns: that walk, made once per record whatever the depth (each record's answer is kept and
 //! reused by the records below it), so a long branch a rewind left costs its length, not its
-//! length squared.
+//! length squared; and the branches off the path, each record under the fork it hangs from.
+
+use std::collections::HashMap;
+
+use crate::session::Abandoned;
 
 /// Where a record's walk up stands.
 #[derive(Clone, Copy)]
@@ -32,7 +36,10 @@ pub fn nearest_on_path(
             match from[j] {
                 Walk::Done(found) => break found,
                 Walk::Walking => break None,
-                Walk::Unknown if on_path(j) => break Some(j),
+                Walk::Unknown if on_path(j) => {
+                    from[j] = Walk::Done(Some(j));
+                    break Some(j);
+                }
                 Walk::Unknown => {
                     from[j] = Walk::Walking;
                     stack.push(j);
@@ -40,9 +47,6 @@ pub fn nearest_on_path(
                 }
             }
         };
-        if let Some(j) = found.filter(|&j| on_path(j)) {
-            from[j] = Walk::Done(Some(j));
-        }
         for j in stack.drain(..) {
             from[j] = Walk::Done(found);
         }
@@ -53,6 +57,24 @@ pub fn nearest_on_path(
             _ => None,
         })
         .collect()
+}
+
+/// The records off the path as branches: `(fork, line)` pairs, in file order, gathered under
+/// their fork line, branches in the order their first record comes.
+pub fn branches(off_path: impl IntoIterator<Item = (usize, usize)>) -> Vec<Abandoned> {
+    let mut out: Vec<Abandoned> = Vec::new();
+    let mut branch_of: HashMap<usize, usize> = HashMap::new();
+    for (fork, line) in off_path {
+        let b = *branch_of.entry(fork).or_insert_with(|| {
+            out.push(Abandoned {
+                fork,
+                records: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[b].records.push(line);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::formats::common::tree::nearest_on_path;
+use crate::formats::common::tree::{branches, nearest_on_path};
 use crate::session::Abandoned;
 
 /// An entry's place in the file and in the tree.
@@ -51,9 +51,8 @@ pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
     }
     let parent = |k: usize| nodes[k].parent.and_then(|p| by_id.get(p).copied());
     let forks = nearest_on_path(nodes.len(), parent, |k| on_path.contains(&k));
-    let mut branches: Vec<Abandoned> = Vec::new();
-    let mut branch_of: HashMap<usize, usize> = HashMap::new();
     let mut active = Vec::new();
+    let mut off_path = Vec::new();
     for (k, (node, fork)) in nodes.iter().zip(forks).enumerate() {
         if node.id.is_none() || on_path.contains(&k) {
             active.push(k);
@@ -61,20 +60,10 @@ pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
         }
         // The line of the nearest ancestor on the active path (0, the header's, when the
         // branch reaches no entry of it).
-        let fork = fork.map_or(0, |j| nodes[j].line);
-        match branch_of.get(&fork) {
-            Some(&b) => branches[b].records.push(node.line),
-            None => {
-                branch_of.insert(fork, branches.len());
-                branches.push(Abandoned {
-                    fork,
-                    records: vec![node.line],
-                });
-            }
-        }
+        off_path.push((fork.map_or(0, |j| nodes[j].line), node.line));
     }
     Chain {
         active,
-        abandoned: branches,
+        abandoned: branches(off_path),
     }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::formats::common::tree::nearest_on_path;
+use crate::formats::common::tree::{branches, nearest_on_path};
 use crate::session::Abandoned;
 
 /// A record's place in the file and in the tree.
@@ -63,27 +63,17 @@ pub(super) fn active(nodes: &[Node<'_>]) -> Chain {
         |k| nodes[k].parent.and_then(first),
         |k| on_path.contains(nodes[k].uuid),
     );
-    let mut abandoned: Vec<Abandoned> = Vec::new();
-    let mut branch_of: HashMap<usize, usize> = HashMap::new();
-    for (n, fork) in nodes.iter().zip(forks) {
-        if on_path.contains(n.uuid) {
-            continue;
-        }
+    let off_path = nodes
+        .iter()
+        .zip(forks)
+        .filter(|(n, _)| !on_path.contains(n.uuid));
+    let abandoned = branches(off_path.map(|(n, fork)| {
         let fork = fork
             .and_then(|j| by_uuid.get(nodes[j].uuid))
             .and_then(|ks| ks.last())
             .map_or(0, |&k| nodes[k].line);
-        match branch_of.get(&fork) {
-            Some(&b) => abandoned[b].records.push(n.line),
-            None => {
-                branch_of.insert(fork, abandoned.len());
-                abandoned.push(Abandoned {
-                    fork,
-                    records: vec![n.line],
-                });
-            }
-        }
-    }
+        (fork, n.line)
+    }));
     Chain { groups, abandoned }
 }
 
