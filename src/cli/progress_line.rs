@@ -13,10 +13,19 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::progress::{Phase, Progress};
+use crate::replay::{Progress as ReplayProgress, Watch};
+use crate::text::thousands;
 
 /// Inputs from this size on show a progress line.
 pub const LARGE_INPUT: u64 = 20 << 20;
 const REDRAW: Duration = Duration::from_millis(100);
+/// A replay shows its line once it has run this long.
+const REPLAY_DELAY: Duration = Duration::from_millis(500);
+
+/// Whether a printed command shows a progress line of work that may take long (a replay).
+pub fn wanted_for_work() -> bool {
+    std::io::stderr().is_terminal()
+}
 
 /// Whether a load of `bytes` shows a progress line here.
 pub fn wanted(bytes: u64) -> bool {
@@ -32,19 +41,39 @@ pub struct Line {
 impl Line {
     /// Starts drawing `progress` of a load of `bytes` on stderr.
     pub fn start(progress: Arc<Progress>, bytes: u64) -> Line {
+        let mut phase = progress.phase();
+        let mut since = Instant::now();
+        Line::drawing(Duration::ZERO, move || {
+            let now = progress.phase();
+            if now != phase {
+                phase = now;
+                since = Instant::now();
+            }
+            let (done, total) = progress.amounts();
+            describe(phase, done, total, bytes, since.elapsed())
+        })
+    }
+
+    /// Starts drawing where the replay `watch` follows stands, under `preset`, once it has
+    /// run for `REPLAY_DELAY` (a quick replay shows no line).
+    pub fn replay(watch: Arc<Watch>, preset: String) -> Line {
+        let since = Instant::now();
+        Line::drawing(REPLAY_DELAY, move || {
+            describe_replay(&preset, watch.progress(), since.elapsed())
+        })
+    }
+
+    /// Draws `text()` on stderr after `delay`, then on each tick until dropped.
+    fn drawing(delay: Duration, mut text: impl FnMut() -> String + Send + 'static) -> Line {
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
-            let mut phase = progress.phase();
-            let mut since = Instant::now();
-            // Drawn at once, then on each tick until told to stop.
-            loop {
-                let now = progress.phase();
-                if now != phase {
-                    phase = now;
-                    since = Instant::now();
+            if !delay.is_zero() {
+                if let Err(RecvTimeoutError::Disconnected) | Ok(()) = stopped.recv_timeout(delay) {
+                    return;
                 }
-                let (done, total) = progress.amounts();
-                let text = describe(phase, done, total, bytes, since.elapsed());
+            }
+            loop {
+                let text = text();
                 let mut err = std::io::stderr().lock();
                 let _ = write!(err, "\r{text}\x1b[K");
                 let _ = err.flush();
@@ -71,6 +100,23 @@ impl Drop for Line {
             let _ = t.join();
         }
     }
+}
+
+/// The replay's line: the check points done of all, the compactions so far, the time taken.
+pub fn describe_replay(preset: &str, p: ReplayProgress, elapsed: Duration) -> String {
+    let share = if p.of == 0 {
+        0.0
+    } else {
+        (p.checks as f64 / p.of as f64).min(1.0) * 100.0
+    };
+    format!(
+        "ctxray: replaying under {preset} {share:>3.0}% · check {} of {} · {} compaction{} · {:.0} s",
+        thousands(p.checks),
+        thousands(p.of),
+        thousands(p.compactions),
+        if p.compactions == 1 { "" } else { "s" },
+        elapsed.as_secs_f64().floor()
+    )
 }
 
 /// The text of the line: the phase, how far it is, and how fast. Counting has no byte measure,
@@ -116,5 +162,25 @@ mod tests {
         );
         // More done than announced never reads past 100%.
         assert!(describe(Phase::Counting, 9, 4, 1 << 20, s).contains("100% of 4"));
+    }
+
+    #[test]
+    fn the_replay_line_names_checks_compactions_and_time() {
+        let p = ReplayProgress {
+            checks: 1_234,
+            of: 12_000,
+            compactions: 1_100,
+        };
+        assert_eq!(
+            describe_replay("agent-framework", p, Duration::from_millis(12_700)),
+            "ctxray: replaying under agent-framework  10% · check 1,234 of 12,000 · 1,100 compactions · 12 s"
+        );
+        let one = ReplayProgress {
+            checks: 0,
+            of: 0,
+            compactions: 1,
+        };
+        assert!(describe_replay("hermes", one, Duration::ZERO)
+            .contains("  0% · check 0 of 0 · 1 compaction ·"));
     }
 }

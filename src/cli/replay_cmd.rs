@@ -9,9 +9,11 @@
 
 use crate::compaction::presets;
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::anyhow;
 
+use super::progress_line;
 use super::style::Style;
 use crate::analysis::Analysis;
 use crate::export::replay::{
@@ -284,11 +286,20 @@ pub fn run(
         };
         side.sets = super::demo_sets(&analysis, &args)?;
     }
-    let options = replay::Options { summary_tokens };
     let mut runs = Vec::new();
     for side in sides {
-        let r = run_side(&analysis, &side, &options)?;
-        runs.push((side, r));
+        // A long replay (minutes, for a preset whose history keeps growing) says where it
+        // stands on stderr when that is a terminal.
+        let watch = Arc::new(replay::Watch::default());
+        let line = progress_line::wanted_for_work()
+            .then(|| progress_line::Line::replay(Arc::clone(&watch), side.label.clone()));
+        let options = replay::Options {
+            summary_tokens,
+            watch: Some(watch),
+        };
+        let r = run_side(&analysis, &side, &options);
+        drop(line);
+        runs.push((side, r?));
     }
     super::show(common, &super::output::Shown::Replay(&analysis, &runs))?;
     Ok(0)

@@ -86,6 +86,9 @@ pub enum PlanError {
     UnknownPreset { name: String, known: String },
     #[error("preset `{preset}`: {message}")]
     Invalid { preset: String, message: String },
+    /// Whoever asked for the work stopped it (a replay's `Watch`).
+    #[error("stopped before the end")]
+    Stopped,
 }
 
 pub trait Preset: Sync {

@@ -33,6 +33,7 @@ mod history;
 mod record;
 #[cfg(test)]
 mod tests;
+mod watch;
 
 use crate::analysis::Analysis;
 use crate::compaction::preset::{self, CheckPoint, Done, GuardCheck, PlanError, Preset};
@@ -42,12 +43,16 @@ use crate::session::{Part, Role, Session};
 use history::History;
 use record::{findings, record_step};
 pub use record::{Compaction, Fidelity, Rejected, Replay, Step};
+pub use watch::{Progress, Watch};
 
 /// How to replay.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Model every summary as a text of exactly this many tokens instead of the offline digest.
     pub summary_tokens: Option<usize>,
+    /// Told where the replay stands after each check point; setting its flag stops the replay
+    /// at the next one (`PlanError::Stopped`).
+    pub watch: Option<std::sync::Arc<Watch>>,
 }
 
 /// Where `checks` falls in `session`: the history length at each check point, ascending,
@@ -177,12 +182,23 @@ fn replay_until(
         compactions: Vec::new(),
         rejected: Vec::new(),
     };
+    let watch = options.watch.as_deref();
     let (result, figures) = deferred::with_worker(&a.counter, |sink| {
         let mut fed = 0;
-        for upto in check_points(&a.session, preset.checks_at()) {
+        let points = check_points(&a.session, preset.checks_at());
+        if let Some(w) = watch {
+            w.begin(points.len());
+        }
+        for (n, upto) in points.into_iter().enumerate() {
+            if watch.is_some_and(Watch::is_stopped) {
+                return Err(PlanError::Stopped);
+            }
             run.history.append(a, fed, upto);
             fed = upto;
             run.check(upto, &mut out, sink)?;
+            if let Some(w) = watch {
+                w.checked(n + 1, out.compactions.len());
+            }
             if run.stop.as_ref().is_some_and(|(_, at)| at.is_some()) {
                 break;
             }

@@ -136,3 +136,34 @@ fn a_step_of_the_replay_is_given_as_it_stood() {
             .is_none()
     );
 }
+
+#[test]
+fn a_watch_follows_every_check_and_its_flag_stops_the_replay() {
+    use super::{replay, Options, Watch};
+    use crate::compaction::preset::PlanError;
+    use std::sync::Arc;
+    let a = demo();
+    let p = presets::find("custom").unwrap();
+    let sets = vec!["trigger_tokens=2000".to_string()];
+    let watch = Arc::new(Watch::default());
+    let options = Options {
+        watch: Some(Arc::clone(&watch)),
+        ..Options::default()
+    };
+    let r = replay(&a, p, &sets, &options).unwrap();
+    assert!(r.compactions.len() > 1, "{}", r.compactions.len());
+    let done = watch.progress();
+    assert_eq!(done.of, check_points(&a.session, p.checks_at()).len());
+    assert_eq!(
+        (done.checks, done.compactions),
+        (done.of, r.compactions.len())
+    );
+    // Stopped: the replay ends at its next check point, before it makes any.
+    watch.stop();
+    assert!(matches!(
+        replay(&a, p, &sets, &options),
+        Err(PlanError::Stopped)
+    ));
+    assert_eq!(watch.progress().checks, 0);
+    assert_eq!(watch.progress().of, done.of);
+}

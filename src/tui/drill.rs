@@ -48,9 +48,13 @@ pub fn at(
     analysis: &Analysis,
     key: &(String, Vec<String>, usize),
     step: usize,
+    watch: Option<std::sync::Arc<crate::replay::Watch>>,
 ) -> Result<Option<Drill>, String> {
     let p = crate::compaction::presets::find(&key.0).map_err(|e| e.to_string())?;
-    let options = crate::replay::Options::default();
+    let options = crate::replay::Options {
+        watch,
+        ..crate::replay::Options::default()
+    };
     let Some(at) =
         crate::replay::at(analysis, p, &key.1, &options, step).map_err(|e| e.to_string())?
     else {

@@ -10,7 +10,9 @@
 
 use crate::compaction::presets;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -18,6 +20,7 @@ use super::msg::Msg;
 use super::state::RunKey;
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
+use crate::replay::{Progress, Watch};
 
 /// What a job does, on which session.
 #[derive(Clone)]
@@ -140,6 +143,43 @@ impl Cancel {
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// The flag itself, for work that stops when it is set (a replay's `Watch`).
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+}
+
+/// How often a replay run apart says where it stands.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// Runs `work` on a thread of its own and, until it ends, `report`s where `watch` says it
+/// stands every `PROGRESS_EVERY` (when that moved).
+fn following<T: Send>(
+    watch: &Watch,
+    mut report: impl FnMut(Progress),
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    std::thread::scope(|scope| {
+        let (done, ended) = std::sync::mpsc::channel::<()>();
+        let handle = scope.spawn(move || {
+            let out = work();
+            let _ = done.send(());
+            out
+        });
+        let mut last = None;
+        while let Err(RecvTimeoutError::Timeout) = ended.recv_timeout(PROGRESS_EVERY) {
+            let now = watch.progress();
+            if last != Some(now) {
+                report(now);
+                last = Some(now);
+            }
+        }
+        match handle.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// Runs `job`, sending its results (none once `cancel` is set).
@@ -176,7 +216,8 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             send(Msg::DemoFound(key, result));
         }
         Work::ReplayAt { key, step, open } => {
-            let result = super::drill::at(&analysis, &key, step);
+            let watch = Arc::new(Watch::stopped_by(cancel.flag()));
+            let result = super::drill::at(&analysis, &key, step, Some(watch));
             send(Msg::Drilled(Box::new(super::drill::Drilled {
                 key,
                 step,
@@ -185,7 +226,13 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             })));
         }
         Work::Replay(key) => {
-            let result = super::replay::run(&analysis, &key);
+            // Stopped with the job; where it stands is sent while it runs.
+            let watch = Arc::new(Watch::stopped_by(cancel.flag()));
+            let result = following(
+                &watch,
+                |p| send(Msg::ReplayProgress(key.clone(), p)),
+                || super::replay::run(&analysis, &key, Some(Arc::clone(&watch))),
+            );
             send(Msg::Replayed(key, Box::new(result)));
         }
         Work::Compact {

@@ -52,6 +52,8 @@ pub enum Msg {
         crate::tui::state::RunKey,
         Box<Result<crate::replay::Replay, String>>,
     ),
+    /// Where a replay run apart stands (sent a few times a second while it runs).
+    ReplayProgress(crate::tui::state::RunKey, crate::replay::Progress),
     /// A compaction carried out apart (`Effect::Run` of `Work::Compact`).
     Compacted(Box<crate::tui::jobs::Compacted>),
     /// The replay's animation clock: this much time passed since the last tick (the runtime

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::msg::{Effect, Msg};
 use super::state::{AppState, RunKey};
-use crate::replay::{self, Replay};
+use crate::replay::{self, Progress, Replay, Watch};
 
 /// Speeds, in steps per second, are powers of two in this range.
 pub const SLOWEST: u32 = 1;
@@ -30,6 +30,8 @@ pub struct Player {
     pub key: RunKey,
     /// `None` while it is computed apart.
     pub replay: Option<Arc<Replay>>,
+    /// Where the replay computed apart stands, once it has said.
+    pub progress: Option<Progress>,
     /// Where the animation stands, in steps (fractional while playing); the step shown is its
     /// whole part.
     pub clock: f64,
@@ -107,6 +109,7 @@ pub fn enter(state: &mut AppState) {
     let player = Player {
         key,
         replay: None,
+        progress: None,
         clock: 0.0,
         playing: false,
         speed: START_MIN,
@@ -114,10 +117,37 @@ pub fn enter(state: &mut AppState) {
     state.replay = Some(player);
 }
 
-/// The replay of `key` on `analysis`, offline summaries (what the runtime runs apart too).
-pub fn run(analysis: &crate::analysis::Analysis, key: &RunKey) -> Result<Replay, String> {
+/// The replay of `key` on `analysis`, offline summaries (what the runtime runs apart too),
+/// followed by `watch` when given.
+pub fn run(
+    analysis: &crate::analysis::Analysis,
+    key: &RunKey,
+    watch: Option<Arc<Watch>>,
+) -> Result<Replay, String> {
     let p = presets::find(&key.0).map_err(|e| e.to_string())?;
-    replay::replay(analysis, p, &key.1, &replay::Options::default()).map_err(|e| e.to_string())
+    let options = replay::Options {
+        watch,
+        ..replay::Options::default()
+    };
+    replay::replay(analysis, p, &key.1, &options).map_err(|e| e.to_string())
+}
+
+/// The key of the replay being computed apart, if one is.
+pub fn computing(state: &AppState) -> Option<RunKey> {
+    state
+        .replay
+        .as_ref()
+        .filter(|p| p.replay.is_none())
+        .map(|p| p.key.clone())
+}
+
+/// Where the replay computed apart stands: shown while it is the one awaited.
+pub fn progressed(state: &mut AppState, key: &RunKey, progress: Progress) {
+    if let Some(p) = state.replay.as_mut() {
+        if &p.key == key && p.replay.is_none() {
+            p.progress = Some(progress);
+        }
+    }
 }
 
 fn refused(preset: &str, error: &str) -> String {

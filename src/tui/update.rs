@@ -10,10 +10,18 @@ use crate::compaction::Plan;
 pub fn update(state: &mut AppState, msg: Msg) -> Vec<Effect> {
     let compacting = state.compacting.is_some();
     let landed = matches!(msg, Msg::Compacted(_));
+    let replaying = super::replay::computing(state);
+    let replayed = matches!(msg, Msg::Replayed(..));
     let mut effects = apply(state, msg);
     // A compaction no longer awaited (Esc, or a new plan asked meanwhile) stops running.
     if compacting && state.compacting.is_none() && !landed {
         effects.push(Effect::Cancel(super::jobs::Kind::Compact));
+    }
+    // So does a replay left (Esc) before it came back: it could run for minutes.
+    if let Some(key) = replaying.filter(|_| !replayed) {
+        if super::replay::computing(state).as_ref() != Some(&key) {
+            effects.push(Effect::Cancel(super::jobs::Kind::Replay));
+        }
     }
     effects.extend(state.take_jobs().into_iter().map(Effect::Run));
     effects
@@ -111,6 +119,7 @@ fn apply(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Compact => return compact(state),
         Msg::Replay => super::replay::enter(state),
         Msg::Replayed(key, result) => super::replay::replayed(state, key, *result),
+        Msg::ReplayProgress(key, progress) => super::replay::progressed(state, &key, progress),
         Msg::Tick(elapsed) => super::replay::tick(state, elapsed),
         Msg::PlayPause | Msg::Step(_) | Msg::Speed(_) => {
             state.notice = Some("no replay playing: r starts one".into());
@@ -218,6 +227,7 @@ fn is_key(msg: &Msg) -> bool {
             | Msg::Drilled(_)
             | Msg::Planned(..)
             | Msg::Replayed(..)
+            | Msg::ReplayProgress(..)
             | Msg::Compacted(_)
             | Msg::Tick(_)
             | Msg::Diffed(..)

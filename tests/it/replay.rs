@@ -26,7 +26,16 @@ fn analyse(json: &str, window: u64) -> Analysis {
 fn run(a: &Analysis, name: &str, sets: &[&str], summary_tokens: Option<usize>) -> Replay {
     let p = presets::find(name).unwrap();
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    replay::replay(a, p, &sets, &replay::Options { summary_tokens }).unwrap()
+    replay::replay(
+        a,
+        p,
+        &sets,
+        &replay::Options {
+            summary_tokens,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 /// Original message indices where the replay compacted.

@@ -34,7 +34,16 @@ fn generated(size: u64, seed: u64) -> Analysis {
 fn run(a: &Analysis, sets: &[&str], summary_tokens: Option<usize>) -> Replay {
     let p = presets::find("hermes").unwrap();
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    replay::replay(a, p, &sets, &replay::Options { summary_tokens }).unwrap()
+    replay::replay(
+        a,
+        p,
+        &sets,
+        &replay::Options {
+            summary_tokens,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 fn codes(r: &Replay) -> Vec<&str> {

@@ -89,6 +89,7 @@ fn assert_same(name: &str, a: &Analysis) -> usize {
                 replay::Options::default(),
                 replay::Options {
                     summary_tokens: Some(300),
+                    ..Default::default()
                 },
             ] {
                 let quick = replay::replay(a, p, &sets, &options);

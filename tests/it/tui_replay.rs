@@ -220,7 +220,7 @@ fn the_replay_is_run_apart_and_only_the_awaited_result_is_taken() {
     // Keys while it is computed do nothing but say so.
     update(&mut s, Msg::Step(1));
     assert!(s.notice.as_deref().unwrap().contains("still replaying"));
-    let result = ctxray::tui::replay::run(&s.analysis, &key);
+    let result = ctxray::tui::replay::run(&s.analysis, &key, None);
     let steps = result.as_ref().unwrap().steps.len();
     let other = ("custom".to_string(), Vec::new(), 320);
     update(&mut s, Msg::Replayed(other, Box::new(result.clone())));
@@ -241,6 +241,56 @@ fn the_replay_is_run_apart_and_only_the_awaited_result_is_taken() {
         s.notice.as_deref(),
         Some("custom cannot replay this session: boom")
     );
+}
+
+#[test]
+fn a_replay_computed_apart_shows_how_far_it_has_come_and_esc_stops_it() {
+    use ctxray::replay::{Progress, Watch};
+    use ctxray::tui::jobs::{self, Kind, Work};
+    use ctxray::tui::update::update;
+    let mut s = state(160, Some("custom"), &["trigger_tokens=20000"]);
+    update(&mut s, Msg::Replay);
+    let key = s.replay.as_ref().unwrap().key.clone();
+    let progress = Progress {
+        checks: 1_234,
+        of: 12_000,
+        compactions: 7,
+    };
+    // Progress of another replay is not shown; the awaited one's is.
+    let other = ("custom".to_string(), Vec::new(), 320);
+    assert!(update(&mut s, Msg::ReplayProgress(other, progress)).is_empty());
+    assert!(!frame(&s, 120, 30).contains("check 1,234"));
+    assert!(update(&mut s, Msg::ReplayProgress(key.clone(), progress)).is_empty());
+    let screen = frame(&s, 120, 30);
+    assert!(
+        screen.contains("check 1,234 of 12,000 · 7 compactions so far"),
+        "{screen}"
+    );
+    // Leaving before it comes back stops it; leaving a replay that came back stops nothing.
+    let effects = update(&mut s, Msg::Back);
+    assert!(s.replay.is_none());
+    assert!(
+        matches!(effects.as_slice(), [Effect::Cancel(Kind::Replay)]),
+        "{effects:?}"
+    );
+    let mut s = playing();
+    assert!(update(&mut s, Msg::Back).is_empty());
+    // The job itself: run with its cancel flag set, the replay stops at its first check
+    // point instead of running to the end (its result is not sent).
+    let s = state(160, Some("custom"), &["trigger_tokens=20000"]);
+    let cancel = jobs::Cancel::default();
+    cancel.cancel();
+    let watch = Watch::stopped_by(cancel.flag());
+    assert!(watch.is_stopped());
+    let job = jobs::Job {
+        analysis: s.analysis.clone(),
+        work: Work::Replay(key.clone()),
+    };
+    let mut sent = Vec::new();
+    jobs::run(job, &cancel, &mut |m| sent.push(m));
+    assert!(sent.is_empty(), "a cancelled job sends nothing");
+    let stopped = ctxray::tui::replay::run(&s.analysis, &key, Some(std::sync::Arc::new(watch)));
+    assert_eq!(stopped.unwrap_err(), "stopped before the end");
 }
 
 #[test]

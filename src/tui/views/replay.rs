@@ -27,7 +27,7 @@ const LISTED: usize = 4;
 
 pub fn render(frame: &mut Frame, area: Rect, state: &AppState, player: &Player, theme: &Theme) {
     let Some(r) = player.replay.as_deref().filter(|r| !r.steps.is_empty()) else {
-        let lines = vec![
+        let mut lines = vec![
             title_line(state, player, None, theme),
             Line::styled(
                 format!(
@@ -38,6 +38,9 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, player: &Player, 
                 theme.fg("info"),
             ),
         ];
+        if let Some(p) = player.progress.filter(|p| p.of > 0) {
+            lines.push(progress_line(p, area.width, theme));
+        }
         frame.render_widget(Paragraph::new(lines), area);
         return;
     };
@@ -84,6 +87,28 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, player: &Player, 
 
 /// Rows the chart needs (its border, the plot, the x axis); fewer draw the text alone.
 const MIN_CHART_ROWS: u16 = 5;
+
+/// How far the replay computed apart has come: a bar of the check points done, and the
+/// compactions made so far.
+fn progress_line<'a>(p: crate::replay::Progress, width: u16, theme: &Theme) -> Line<'a> {
+    let text = format!(
+        " check {} of {} · {} compaction{} so far ",
+        thousands(p.checks as u64),
+        thousands(p.of as u64),
+        thousands(p.compactions as u64),
+        if p.compactions == 1 { "" } else { "s" }
+    );
+    let bar = usize::from(width)
+        .saturating_sub(text.chars().count() + 2)
+        .min(40);
+    let done = (bar * p.checks.min(p.of)).checked_div(p.of).unwrap_or(0);
+    Line::from(vec![
+        Span::raw(" "),
+        Span::styled("█".repeat(done), theme.fg("threshold")),
+        Span::styled("░".repeat(bar - done), theme.fg("dim")),
+        Span::styled(text, theme.fg("dim")),
+    ])
+}
 
 fn title_line<'a>(
     state: &AppState,
