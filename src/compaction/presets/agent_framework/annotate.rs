@@ -86,7 +86,7 @@ pub fn token_count(m: &AfMsg, v: Version) -> Option<i64> {
     a.token_count?.as_i64()
 }
 
-fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
+pub fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
     if let Some(a) = m.props_mut().get_mut(GROUP).and_then(Value::as_object_mut) {
         a.insert("token_count".into(), json!(count));
         if v == Version::V1_23 {

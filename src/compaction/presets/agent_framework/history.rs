@@ -10,9 +10,11 @@
 use serde_json::Value;
 
 use super::model::AfMsg;
-use super::run::{execute, Left};
+use super::run::{execute, Kept};
 use super::settled;
+use super::summarize::answered;
 use super::AfPreset;
+use super::PresetKind;
 use crate::compaction::after::{self, After};
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::PlanInput;
@@ -27,13 +29,22 @@ pub fn compacted(
     plan: &Plan,
     summary: Option<&str>,
 ) -> After {
-    // With no summarizer text the run is the plan's own, kept when the plan was made.
-    let left = plan
-        .made
-        .get::<Left>()
-        .filter(|left| summary.is_none() && left.is_of(input));
+    // The run is the plan's own, kept when the plan was made: as it is with no summarizer
+    // text; with one, when the strategy is summarization alone, with the summary's text
+    // replaced (nothing it decided depends on that text).
+    let kept = plan.made.get::<Kept>();
+    let left = kept.and_then(|kept| {
+        let mut left = kept.take(input)?;
+        match (summary, kept.summary.as_deref(), preset.kind) {
+            (None, ..) => Some(left),
+            (Some(text), Some(id), PresetKind::Summarization(_)) => {
+                answered(&mut left.msgs, id, text, kept.v).then_some(left)
+            }
+            _ => None,
+        }
+    });
     let (mut msgs, outside) = match left {
-        Some(left) => (left.msgs.clone(), left.outside.clone()),
+        Some(left) => (left.msgs, left.outside),
         None => match execute(preset, input, &plan.settings, summary) {
             Ok(done) => (done.run.msgs, done.run.outside),
             Err(_) => return after::generic(input.session, plan, summary),
@@ -50,5 +61,53 @@ pub fn compacted(
             after
         }
         Err(_) => after::generic(input.session, plan, summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{Analysis, Options};
+    use crate::compaction::parsed::Parsed;
+    use crate::compaction::preset::{PlanInput, Preset};
+    use crate::compaction::Settings;
+    use crate::tokens::Registry;
+
+    /// The list a plan kept, carried out with the summarizer's text, is the list the strategy
+    /// leaves when run again with that text: the summary's text and its token count included.
+    #[test]
+    fn a_kept_run_answered_is_the_run_made_again_with_the_text() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/samples/claude-code-demo.jsonl");
+        let session = crate::formats::load_path(&path, None).unwrap();
+        let a = Analysis::new(session, &Registry::bundled(), &Options::default());
+        for (preset, sets) in [
+            (&super::super::SUMMARIZATION, &["target_count=2"][..]),
+            (&super::super::SUMMARIZATION_117, &["target_count=2"][..]),
+        ] {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let settings = Settings::resolve(preset.name(), preset.params(), &sets).unwrap();
+            let parsed = Parsed::new();
+            let kept = PlanInput {
+                parsed: Some(&parsed),
+                ..PlanInput::new(&a)
+            };
+            let plain = PlanInput::new(&a);
+            let again = preset.plan(&plain, &settings).unwrap();
+            for text in ["  The user asked for a fix; it was made.\n", "x", " \n "] {
+                let plan = preset.plan(&kept, &settings).unwrap();
+                assert!(
+                    plan.trigger.fired && plan.insertion.is_some(),
+                    "{}",
+                    preset.name()
+                );
+                let quick = preset.compacted(&kept, &plan, Some(text));
+                let made = preset.compacted(&plain, &again, Some(text));
+                assert_eq!(quick.history, made.history, "{} {text:?}", preset.name());
+                assert!(quick.history.to_string().contains(text.trim()));
+                // The kept run is taken once; a plan carried out again runs again.
+                let twice = preset.compacted(&kept, &plan, Some(text));
+                assert_eq!(twice.history, made.history);
+            }
+        }
     }
 }

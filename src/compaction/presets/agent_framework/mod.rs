@@ -167,6 +167,10 @@ impl Preset for AfPreset {
         if !plan.trigger.fired || plan.insertion.is_none() {
             return None;
         }
+        // The messages the plan's own run rendered, when it kept them; else the run again.
+        if let Some(kept) = plan.made.get::<run::Kept>().filter(|k| k.is_of(input)) {
+            return (!kept.rendered.is_empty()).then(|| offline::digest(&kept.rendered, kept.v));
+        }
         let done = run::execute(self, input, &plan.settings, None).ok()?;
         (!done.run.rendered.is_empty()).then(|| offline::digest(&done.run.rendered, done.run.v))
     }

@@ -69,13 +69,18 @@ impl AfMsg {
         AfMsg {
             role: "assistant".into(),
             id: Some(id),
-            contents: Contents::new(vec![
-                json!({"type": "text", "text": text, "additional_properties": {}}),
-            ]),
+            contents: AfMsg::text_contents(text),
             props: Arc::new(props),
             extra: Map::new(),
             origin: None,
         }
+    }
+
+    /// The contents of a message compaction inserts: one text.
+    pub fn text_contents(text: &str) -> Arc<Contents> {
+        Contents::new(vec![
+            json!({"type": "text", "text": text, "additional_properties": {}}),
+        ])
     }
 
     /// The properties to write to, copied first if another copy of the message shares them.

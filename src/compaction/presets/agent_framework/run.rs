@@ -4,6 +4,7 @@
 //! request, and where the summary lands in the compacted history.
 
 use foldhash::HashSet;
+use std::sync::Mutex;
 
 use super::annotate::{
     annotate_groups, annotate_tokens, count_included_groups, group_kind, included_tokens,
@@ -220,9 +221,10 @@ pub fn execute(
     if outside.meets(&msgs) {
         return Ok(whole(msgs));
     }
-    let done = run_over(preset, &strategy, msgs.clone(), outside.clone(), summary);
+    let done = run_over(preset, &strategy, msgs, outside.clone(), summary);
     if done.run.reached {
-        return Ok(whole(msgs));
+        // Rare: the list is built again rather than copied for every run.
+        return Ok(whole(from_session_with(input.session, input.parsed)));
     }
     Ok(done)
 }
@@ -287,7 +289,7 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
     // In a replay the list the run left is kept: carried out with no summarizer text (every
     // strategy but summarization), the compaction is this very run (`history::compacted`).
     let made = match input.parsed {
-        Some(_) => Made::keep(Left::of(input, run)),
+        Some(_) => Made::keep(Kept::of(input, run)),
         None => Made::default(),
     };
     Ok(Plan {
@@ -303,21 +305,38 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
     })
 }
 
-/// The list a plan's run left and what it stood after, for the session the plan was made of.
-pub struct Left {
-    pub msgs: Vec<AfMsg>,
-    pub outside: Outside,
+/// What a plan's run left, for the session the plan was made of: the messages its
+/// summarizer request rendered (the offline digest reads them), and the list itself, taken by
+/// the one compaction that carries the plan out (a plan carried out again runs its strategy
+/// again).
+pub struct Kept {
     /// The session planned (its address, message count and last message's record), to tell
     /// it from another.
     session: (usize, usize, Option<usize>),
+    pub v: Version,
+    pub rendered: Vec<AfMsg>,
+    /// The id of the summary the run inserted, if it did.
+    pub summary: Option<String>,
+    left: Mutex<Option<Left>>,
 }
 
-impl Left {
-    fn of(input: &PlanInput, run: Run) -> Left {
-        Left {
-            msgs: run.msgs,
-            outside: run.outside,
-            session: Left::key(input),
+/// The list a plan's run left and what it stood after.
+pub struct Left {
+    pub msgs: Vec<AfMsg>,
+    pub outside: Outside,
+}
+
+impl Kept {
+    fn of(input: &PlanInput, run: Run) -> Kept {
+        Kept {
+            session: Kept::key(input),
+            v: run.v,
+            summary: last_summary(&run).map(str::to_string),
+            rendered: run.rendered,
+            left: Mutex::new(Some(Left {
+                msgs: run.msgs,
+                outside: run.outside,
+            })),
         }
     }
 
@@ -332,7 +351,15 @@ impl Left {
 
     /// Whether this is the run of a plan of `input`'s session.
     pub fn is_of(&self, input: &PlanInput) -> bool {
-        self.session == Left::key(input)
+        self.session == Kept::key(input)
+    }
+
+    /// The list the run left, unless it was taken or this is another session's run.
+    pub fn take(&self, input: &PlanInput) -> Option<Left> {
+        if !self.is_of(input) {
+            return None;
+        }
+        self.left.lock().ok()?.take()
     }
 }
 
@@ -402,16 +429,21 @@ fn split_of(run: &Run, n: usize) -> Split {
     split
 }
 
-/// The newest summary's place in the compacted (included) history; no prefix.
-fn insertion(run: &Run) -> Option<Insertion> {
-    let id = run
-        .inserted
+/// The id of the newest summary the run inserted.
+fn last_summary(run: &Run) -> Option<&str> {
+    run.inserted
         .iter()
         .rev()
-        .find(|id| id.starts_with("summary_"))?;
+        .find(|id| id.starts_with("summary_"))
+        .map(String::as_str)
+}
+
+/// The newest summary's place in the compacted (included) history; no prefix.
+fn insertion(run: &Run) -> Option<Insertion> {
+    let id = last_summary(run)?;
     let mut pos = None;
     for (p, m) in run.msgs.iter().filter(|m| !m.excluded()).enumerate() {
-        if m.origin.is_none() && m.id() == Some(id.as_str()) {
+        if m.origin.is_none() && m.id() == Some(id) {
             pos = Some(p);
         }
     }

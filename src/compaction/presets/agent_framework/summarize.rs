@@ -9,9 +9,10 @@ use std::collections::HashSet;
 use serde_json::{json, Map, Value};
 
 use super::annotate::{
-    annotate_groups, group_maps, included_group_ids, ordered_group_ids, set_excluded,
+    annotate_groups, group_maps, included_group_ids, ordered_group_ids, set_excluded, token_count,
+    write_token_count,
 };
-use super::estimate::count_text;
+use super::estimate::{count_message, count_text};
 use super::groups::GroupKind;
 use super::model::{origin_session_ids, AfMsg, GROUP, SUMMARIZED_BY};
 use super::render::transcript;
@@ -162,6 +163,29 @@ fn insert_summary(run: &mut Run, summary: &str, chosen: &[usize], ids: Vec<Strin
         AfMsg::inserted(summary_id, summary, annotation, origins),
     );
     annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside);
+}
+
+/// The run that inserted summary `id` with the placeholder text, as it would have run had the
+/// summarizer answered `text`: the summary's text replaced, its token count (when annotated)
+/// counted again. Nothing the strategy decided depends on the text, unless the stripped text
+/// is empty (the framework then skips the compaction): `false`, and the list is untouched.
+pub fn answered(msgs: &mut [AfMsg], id: &str, text: &str, v: Version) -> bool {
+    let text = py_strip(text);
+    if text.is_empty() {
+        return false;
+    }
+    let mut found = msgs
+        .iter_mut()
+        .filter(|m| m.origin.is_none() && m.id() == Some(id));
+    let (Some(m), None) = (found.next(), found.next()) else {
+        return false;
+    };
+    m.contents = AfMsg::text_contents(text);
+    if token_count(m, v).is_some() {
+        let count = count_message(m, v);
+        write_token_count(m, count, v);
+    }
+    true
 }
 
 /// The summary as the framework stores it (`response.text.strip()`); `None`, with the
