@@ -229,11 +229,8 @@ pub fn annotate_groups(
         .max()
         .max(outside.max_index())
         .map_or(0, |x| x + 1);
-    let reserved: HashSet<String> = msgs[..start]
-        .iter()
-        .filter_map(|m| m.id().map(str::to_string))
-        .collect();
-    let spans = group_messages(&mut msgs[start..], start, reserved, v, outside);
+    let (head, tail) = msgs.split_at_mut(start);
+    let spans = group_messages(tail, start, head, v, outside);
     let mut span_counts: HashMap<&str, usize> = HashMap::new();
     for s in &spans {
         *span_counts.entry(s.group_id.as_str()).or_default() += 1;
@@ -360,6 +357,22 @@ pub fn count_included_groups(msgs: &[AfMsg], keep: impl Fn(GroupKind) -> bool) -
         .values()
         .filter(|&&(kind, included)| included && keep(kind))
         .count()
+}
+
+/// How many included messages stand in the groups of a kind `keep` accepts (a group's kind is
+/// its first member's): the members of the included groups the summarization strategy counts,
+/// in one pass without building the group maps.
+pub fn included_members(msgs: &[AfMsg], keep: impl Fn(GroupKind) -> bool) -> usize {
+    let mut kinds: HashMap<&str, GroupKind> = HashMap::with_capacity(msgs.len());
+    let mut n = 0;
+    for m in msgs {
+        let Some(a) = valid(m) else { continue };
+        let kind = *kinds.entry(a.id).or_insert(a.kind);
+        if !m.excluded() && keep(kind) {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// `_minimum_retained_group_ids`.

@@ -81,12 +81,19 @@ pub fn is_reasoning_only(m: &AfMsg) -> bool {
     m.role == "assistant" && !m.contents.is_empty() && m.types().all(|t| t == "text_reasoning")
 }
 
-/// `_ensure_message_ids` over the tail `msgs` of a working list from its message `offset`:
-/// ids for id-less messages, `msg_{place}`, made collision-free (places and ids in the
-/// framework's list, the settled messages `outside` included).
-pub fn ensure_ids(msgs: &mut [AfMsg], offset: usize, reserved: HashSet<String>, outside: &Outside) {
-    let mut existing = reserved;
-    existing.extend(msgs.iter().filter_map(|m| m.id().map(str::to_string)));
+/// `_ensure_message_ids` over the tail `msgs` of a working list from its message `offset`
+/// (`head` the messages before it): ids for id-less messages, `msg_{place}`, made
+/// collision-free (places and ids in the framework's list, the settled messages `outside`
+/// included). The ids taken are gathered only when a message lacks one.
+pub fn ensure_ids(msgs: &mut [AfMsg], offset: usize, head: &[AfMsg], outside: &Outside) {
+    if msgs.iter().all(|m| m.id().is_some()) {
+        return;
+    }
+    let mut existing: HashSet<String> = head
+        .iter()
+        .chain(msgs.iter())
+        .filter_map(|m| m.id().map(str::to_string))
+        .collect();
     let taken = |existing: &HashSet<String>, id: &str| existing.contains(id) || outside.has_id(id);
     let len = msgs.len();
     for (i, m) in msgs.iter_mut().enumerate() {
@@ -119,11 +126,11 @@ fn group_id_for(m: &AfMsg, group_index: usize) -> String {
 pub fn group_messages(
     msgs: &mut [AfMsg],
     offset: usize,
-    reserved: HashSet<String>,
+    head: &[AfMsg],
     v: Version,
     outside: &Outside,
 ) -> Vec<Span> {
-    ensure_ids(msgs, offset, reserved, outside);
+    ensure_ids(msgs, offset, head, outside);
     let mut spans = Vec::new();
     let mut i = 0;
     let n = msgs.len();

@@ -7,14 +7,14 @@ use foldhash::HashSet;
 use std::sync::Mutex;
 
 use super::annotate::{
-    annotate_groups, annotate_tokens, count_included_groups, group_kind, included_tokens,
+    annotate_groups, annotate_tokens, count_included_groups, group_kind, included_members,
+    included_tokens,
 };
 use super::groups::GroupKind;
 use super::model::{from_session_with, AfMsg, GROUP, SUMMARIZED_BY};
 use super::params::{build, Strategy};
 use super::settled::Outside;
 use super::strategies::call;
-use super::summarize::included_non_system;
 use super::{findings, AfPreset, Version};
 use crate::compaction::plan::{
     common_findings, Insertion, Made, Plan, PromptMessage, PromptRole, Split, Trigger,
@@ -101,10 +101,7 @@ pub fn measure(run: &Run, s: &Strategy) -> (&'static str, i64, i64, String) {
     let tokens = || included_tokens(&run.msgs, run.v);
     match s {
         Strategy::Summarization(p) => {
-            let n = included_non_system(run)
-                .iter()
-                .map(|(_, m)| m.len())
-                .sum::<usize>() as i64;
+            let n = included_members(&run.msgs, |k| k != GroupKind::System) as i64;
             let rule = format!(
                 "included non-system messages > target_count {} + threshold {}",
                 p.target_count, p.threshold

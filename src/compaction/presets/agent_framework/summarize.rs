@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::annotate::{
     annotate_groups, group_maps, included_group_ids, ordered_group_ids, set_excluded, token_count,
-    write_token_count,
+    write_token_count, GroupMaps,
 };
 use super::estimate::{count_message, count_text};
 use super::groups::GroupKind;
@@ -58,11 +58,11 @@ pub fn mark_summarized(m: &mut AfMsg, summary_id: &str) {
     }
 }
 
-/// Included non-system groups with their included members (message indices), oldest first.
-pub fn included_non_system(run: &Run) -> Vec<(String, Vec<usize>)> {
+/// Included non-system groups with their included members (message indices), oldest first,
+/// of the groups `g` of the run's list.
+fn included_non_system(run: &Run, g: &GroupMaps) -> Vec<(String, Vec<usize>)> {
     let ordered = ordered_group_ids(&run.msgs);
-    let g = group_maps(&run.msgs);
-    included_group_ids(&run.msgs, &ordered, &g)
+    included_group_ids(&run.msgs, &ordered, g)
         .into_iter()
         .filter(|id| g.kind(id) != Some(GroupKind::System))
         .filter_map(|id| {
@@ -78,8 +78,9 @@ pub fn included_non_system(run: &Run) -> Vec<(String, Vec<usize>)> {
 }
 
 pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
-    let groups = included_non_system(run);
-    let starts = group_maps(&run.msgs).starts;
+    let g = group_maps(&run.msgs);
+    let groups = included_non_system(run, &g);
+    let starts = g.starts;
     let count: usize = groups.iter().map(|(_, m)| m.len()).sum();
     if count as i64 <= p.target_count + p.threshold {
         return false;
