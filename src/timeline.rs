@@ -16,7 +16,7 @@ use crate::analysis::Analysis;
 use crate::compaction::Plan;
 use crate::session::{CompactionMark, Part, Role, Session};
 
-pub use whatif::{what_if, FirePoint, WhatIf};
+pub use whatif::{what_if, what_if_until, FirePoint, WhatIf};
 
 /// Mark kinds after which the file's later requests carry only what follows the mark (the
 /// summary or boundary and the messages after it). `microcompact_boundary` (old tool results

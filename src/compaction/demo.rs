@@ -163,6 +163,17 @@ const MAX_PLANS: usize = 48;
 
 /// The settings to add to `sets` so that `preset` fires on `input`.
 pub fn fit(input: &PlanInput, preset: &dyn Preset, sets: &[String]) -> Result<Fit, PlanError> {
+    fit_until(input, preset, sets, &|| false)
+}
+
+/// [`fit`], given up (`PlanError::Stopped`) before any plan once `stopped()` says so: the
+/// search plans up to `MAX_PLANS` times, a minute on a large session.
+pub fn fit_until(
+    input: &PlanInput,
+    preset: &dyn Preset,
+    sets: &[String],
+    stopped: &dyn Fn() -> bool,
+) -> Result<Fit, PlanError> {
     // Settings the user gave are checked first: a bad one is the user's error, not the search's.
     let given = Settings::resolve(preset.name(), preset.params(), sets)?;
     let before = preset.plan(input, &given);
@@ -192,6 +203,7 @@ pub fn fit(input: &PlanInput, preset: &dyn Preset, sets: &[String]) -> Result<Fi
         lever,
         in_force: &given,
         plans: 0,
+        stopped,
     };
     // A trigger proportional to the lever fires at about value / threshold of it.
     let guess = match &before {
@@ -232,6 +244,7 @@ struct Search<'a, 'b> {
     /// The settings given, defaults resolved.
     in_force: &'a Settings,
     plans: usize,
+    stopped: &'a dyn Fn() -> bool,
 }
 
 impl Search<'_, '_> {
@@ -261,6 +274,9 @@ impl Search<'_, '_> {
     /// The trigger at lever value `v` when it fires; a plan the preset refuses at `v` (a value
     /// out of its range) does not fire.
     fn fires(&mut self, v: u64) -> Result<Option<Trigger>, PlanError> {
+        if (self.stopped)() {
+            return Err(PlanError::Stopped);
+        }
         self.plans += 1;
         let mut sets = self.sets.to_vec();
         sets.extend(self.assignments(v));
@@ -379,6 +395,30 @@ mod tests {
             assert!(plan.trigger.fired, "{} under {sets:?}", p.name());
         }
         assert!(scaled >= 10, "only {scaled} presets needed scaling");
+    }
+
+    /// The search asks before each plan whether to go on, and stops when told.
+    #[test]
+    fn the_search_stops_before_its_next_plan_when_told() {
+        let a = demo_session();
+        let input = PlanInput::new(&a);
+        let dimos = crate::compaction::presets::find("dimos").unwrap();
+        let asked = std::cell::Cell::new(0);
+        let stop_at_second = || {
+            asked.set(asked.get() + 1);
+            asked.get() >= 2
+        };
+        let stopped = fit_until(&input, dimos, &[], &stop_at_second);
+        assert!(matches!(stopped, Err(PlanError::Stopped)), "{stopped:?}");
+        assert_eq!(asked.get(), 2);
+        // Never told: the same search as `fit`, asking once a plan.
+        asked.set(0);
+        let whole = fit_until(&input, dimos, &[], &|| {
+            asked.set(asked.get() + 1);
+            false
+        });
+        assert_eq!(whole.unwrap(), fit(&input, dimos, &[]).unwrap());
+        assert!(asked.get() > 2, "{}", asked.get());
     }
 
     /// The window found keeps the session within a quarter above the threshold: the step

@@ -63,6 +63,16 @@ impl WhatIf {
 /// Plans `preset` (with `sets`) on the history at each request point of `a` and returns the
 /// first that fires. Errors are the preset's own (bad settings, an invalid combination).
 pub fn what_if(a: &Analysis, preset: &dyn Preset, sets: &[String]) -> Result<WhatIf, PlanError> {
+    what_if_until(a, preset, sets, &|| false)
+}
+
+/// [`what_if`], given up (`PlanError::Stopped`) before any plan once `stopped()` says so.
+pub fn what_if_until(
+    a: &Analysis,
+    preset: &dyn Preset,
+    sets: &[String],
+    stopped: &dyn Fn() -> bool,
+) -> Result<WhatIf, PlanError> {
     let points = super::request_points(&a.session);
     let mut out = WhatIf {
         preset: preset.name(),
@@ -83,6 +93,9 @@ pub fn what_if(a: &Analysis, preset: &dyn Preset, sets: &[String]) -> Result<Wha
     for &k in coarse.iter().rev() {
         prefix.truncate(a, points[k]);
         out.evaluated += 1;
+        if stopped() {
+            return Err(PlanError::Stopped);
+        }
         let plan = prefix.plan(a, preset, &settings)?;
         if plan.trigger.fired {
             first = Some((k, plan));
@@ -97,6 +110,9 @@ pub fn what_if(a: &Analysis, preset: &dyn Preset, sets: &[String]) -> Result<Wha
         for j in (below..k).rev() {
             prefix.truncate(a, points[j]);
             out.evaluated += 1;
+            if stopped() {
+                return Err(PlanError::Stopped);
+            }
             let candidate = prefix.plan(a, preset, &settings)?;
             if candidate.trigger.fired {
                 (k, plan) = (j, candidate);

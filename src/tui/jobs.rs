@@ -5,8 +5,10 @@
 //! comes back as a `Msg`), running one ([`run`]: pure, the same code on the executor's thread
 //! and inline in tests), and the [`Executor`], which runs at most one job of each kind at a
 //! time: a job asked for while one of its kind runs replaces any job waiting behind it and
-//! cancels the running one (its result is not sent), as gitui's single async jobs do. Must
-//! not: touch the terminal or the state.
+//! cancels the running one (its result is not sent), as gitui's single async jobs do. A
+//! cancelled replay stops at its next check point, a demo or what-if search before its next
+//! plan, a plan before its diff; a replay reports where it stands while it runs. Must not:
+//! touch the terminal or the state.
 
 use crate::compaction::presets;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -202,7 +204,9 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
         }
         Work::WhatIf(key) => {
             let result = crate::compaction::presets::find(&key.0)
-                .and_then(|p| crate::timeline::what_if(&analysis, p, &key.1))
+                .and_then(|p| {
+                    crate::timeline::what_if_until(&analysis, p, &key.1, &|| cancel.is_cancelled())
+                })
                 .map_err(|e| e.to_string());
             send(Msg::WhatIfDone(key, result));
         }
@@ -210,7 +214,7 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             let result = crate::compaction::presets::find(&key.0)
                 .and_then(|p| {
                     let input = crate::compaction::PlanInput::new(&analysis);
-                    crate::compaction::demo::fit(&input, p, &key.1)
+                    crate::compaction::demo::fit_until(&input, p, &key.1, &|| cancel.is_cancelled())
                 })
                 .map_err(|e| e.to_string());
             send(Msg::DemoFound(key, result));

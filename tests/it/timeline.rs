@@ -195,6 +195,24 @@ fn a_preset_that_never_fires_has_no_fire_point() {
     assert_eq!(w.evaluated, w.points);
 }
 
+#[test]
+fn the_what_if_search_stops_before_its_next_plan_when_told() {
+    let a = analyse(&root().join(DEMO));
+    let dimos = presets::find("dimos").unwrap();
+    let asked = std::cell::Cell::new(0);
+    let stopped = ctxray::timeline::what_if_until(&a, dimos, &sets(DEMO_SETS), &|| {
+        asked.set(asked.get() + 1);
+        asked.get() >= 4
+    });
+    assert_eq!(
+        stopped.map(|w| w.evaluated).map_err(|e| e.to_string()),
+        Err("stopped before the end".to_string())
+    );
+    assert_eq!(asked.get(), 4, "asked before each plan, none after");
+    let whole = ctxray::timeline::what_if_until(&a, dimos, &sets(DEMO_SETS), &|| false).unwrap();
+    assert_eq!(whole, what_if(&a, dimos, &sets(DEMO_SETS)).unwrap());
+}
+
 fn samples() -> PathBuf {
     root().join("../shared/samples")
 }
