@@ -115,3 +115,53 @@ fn a_small_input_draws_no_line_even_on_a_terminal() {
     );
     let _: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
 }
+
+/// A replay that runs for seconds (Agent Framework's 1.23 summarization compacts at nearly
+/// every check on a generated session of 4 MB) draws where it stands on a terminal, and
+/// erases it; with stderr piped it writes nothing there.
+#[test]
+fn a_long_replay_on_a_terminal_says_how_far_it_has_come() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("replay.jsonl");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&session).unwrap());
+    write::write_session(write::Shape::ClaudeCode, 4 << 20, 11, &mut out).unwrap();
+    drop(out);
+    let json = dir.path().join("out.json");
+    let args = format!(
+        "replay --preset agent-framework --json --no-cache '{}'",
+        session.display()
+    );
+    let tty = in_pty(&args, &json);
+    let shown = String::from_utf8_lossy(&tty);
+    assert!(
+        contains(&tty, b"ctxray: replaying under agent-framework"),
+        "{shown:?}"
+    );
+    assert!(contains(&tty, b" \xc2\xb7 check "), "{shown:?}");
+    assert!(contains(&tty, b" compactions \xc2\xb7 "), "{shown:?}");
+    let mut screen = vt100::Parser::new(30, 120, 0);
+    screen.process(&tty);
+    assert_eq!(screen.screen().contents().trim(), "");
+    let replay: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(replay["compactions"].as_array().unwrap().len() > 100);
+    let piped = Command::new(env!("CARGO_BIN_EXE_ctxray"))
+        .args([
+            "replay",
+            "--preset",
+            "agent-framework",
+            "--json",
+            "--no-cache",
+        ])
+        .arg(&session)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(
+        piped.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    assert_eq!(piped.stdout, std::fs::read(&json).unwrap());
+}
