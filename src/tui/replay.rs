@@ -192,7 +192,7 @@ pub fn key(state: &mut AppState, msg: Msg) -> Vec<Effect> {
         Msg::Back | Msg::Quit | Msg::Replay => state.replay = None,
         Msg::ToggleHelp => state.show_help = true,
         _ if p.replay.is_none() => {
-            state.notice = Some(format!("{} is still replaying (Esc leaves)", p.key.0));
+            state.notice = Some(format!("{} is still replaying (Esc stops it)", p.key.0));
         }
         Msg::PlayPause if p.playing => p.playing = false,
         Msg::PlayPause => {

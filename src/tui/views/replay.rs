@@ -31,7 +31,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &AppState, player: &Player, 
             title_line(state, player, None, theme),
             Line::styled(
                 format!(
-                    " replaying {} over {} messages apart… (Esc leaves)",
+                    " replaying {} over {} messages apart… (Esc stops it)",
                     player.key.0,
                     thousands(player.key.2 as u64)
                 ),
