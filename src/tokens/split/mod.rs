@@ -159,11 +159,10 @@ mod tests {
         '日', '\u{301}', '٣', '²', '\u{85}', '\u{a0}', '\u{3000}', '\u{2028}', '🎉', '’',
     ];
 
-    fn pieces(
-        encoding: Encoding,
-        text: &str,
-        split: fn(Encoding, &str, &mut dyn FnMut(&str)),
-    ) -> Vec<String> {
+    /// A way to split: the hand one or the regex's.
+    type Split = fn(Encoding, &str, &mut dyn FnMut(&str));
+
+    fn pieces(encoding: Encoding, text: &str, split: Split) -> Vec<String> {
         let mut out = Vec::new();
         split(encoding, text, &mut |p| out.push(p.to_string()));
         out
