@@ -91,10 +91,82 @@ const PARALLEL_MIN: usize = 1 << 20;
 
 /// Pre-tokens up to this many bytes have their counts cached.
 const PIECE_MAX: usize = 24;
-/// Cached pre-tokens per thread and encoding before the cache starts over (a few MB at most).
+/// Pre-tokens up to this many bytes are cached under their bytes packed in an integer.
+const SHORT_MAX: usize = 15;
+/// Cached pre-tokens per thread, encoding and table before the table starts over (a few MB at
+/// most).
 const CACHE_MAX: usize = 1 << 16;
 
-type PieceCache = HashMap<Box<str>, u32, foldhash::fast::FixedState>;
+/// Counts of the pre-tokens of one encoding seen on this thread: most are words of a few
+/// bytes, kept under those bytes and their length packed in a `u128` (no string to hash or
+/// compare); the longer ones under their text.
+#[derive(Default)]
+struct PieceCache {
+    short: HashMap<u128, u32, foldhash::fast::FixedState>,
+    long: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
+}
+
+impl PieceCache {
+    /// The count of `piece` (at most [`PIECE_MAX`] bytes), counted by `count` when not known.
+    fn get_or_count(&mut self, piece: &str, count: impl FnOnce() -> usize) -> usize {
+        if piece.len() <= SHORT_MAX {
+            return cached(&mut self.short, packed(piece), count);
+        }
+        if let Some(&n) = self.long.get(piece) {
+            return n as usize;
+        }
+        cached(&mut self.long, piece.into(), count)
+    }
+}
+
+fn cached<K: std::hash::Hash + Eq>(
+    table: &mut HashMap<K, u32, foldhash::fast::FixedState>,
+    key: K,
+    count: impl FnOnce() -> usize,
+) -> usize {
+    if let Some(&n) = table.get(&key) {
+        return n as usize;
+    }
+    let n = count();
+    if table.len() >= CACHE_MAX {
+        table.clear();
+    }
+    table.insert(key, n as u32);
+    n
+}
+
+/// The bytes of a text of at most [`SHORT_MAX`] bytes, little-endian, and its length in the
+/// last byte; read in at most two overlapping loads per half, not copied byte by byte.
+fn packed(piece: &str) -> u128 {
+    let b = piece.as_bytes();
+    let len = b.len();
+    let word = |at: usize| {
+        b.get(at..at + 8).map_or(0, |w| {
+            u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+        })
+    };
+    let half = |at: usize| {
+        b.get(at..at + 4).map_or(0, |w| {
+            u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        })
+    };
+    let (lo, hi) = if len >= 8 {
+        // The last eight bytes, shifted down to the ones after the first eight.
+        let tail = word(len - 8)
+            .checked_shr(8 * (16 - len) as u32)
+            .unwrap_or(0);
+        (word(0), tail)
+    } else if len >= 4 {
+        (half(0) | (half(len - 4) >> (8 * (8 - len))) << 32, 0)
+    } else if len > 0 {
+        // The first, middle and last bytes are all of them.
+        let byte = |i: usize| u64::from(b[i]) << (8 * i);
+        (byte(0) | byte(len / 2) | byte(len - 1), 0)
+    } else {
+        (0, 0)
+    };
+    u128::from(lo) | u128::from(hi | (len as u64) << 56) << 64
+}
 
 thread_local! {
     static PIECES: RefCell<[PieceCache; 2]> = RefCell::new(Default::default());
@@ -157,18 +229,9 @@ impl Counter {
             super::split::each_piece(self.encoding, text, |piece| {
                 if piece.len() > PIECE_MAX {
                     total += self.fast.bpe.count(piece.as_bytes());
-                    return;
+                } else {
+                    total += cache.get_or_count(piece, || self.fast.bpe.count(piece.as_bytes()));
                 }
-                if let Some(&n) = cache.get(piece) {
-                    total += n as usize;
-                    return;
-                }
-                let n = self.fast.bpe.count(piece.as_bytes());
-                if cache.len() >= CACHE_MAX {
-                    cache.clear();
-                }
-                cache.insert(piece.into(), n as u32);
-                total += n;
             });
             total
         })
@@ -187,6 +250,21 @@ impl Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packed key is the text's bytes and its length, so two texts share one only when equal.
+    #[test]
+    fn a_short_piece_packs_to_its_bytes_and_length() {
+        for len in 0..=SHORT_MAX {
+            let text: String = (0..len).map(|i| char::from(b'a' + i as u8)).collect();
+            let mut bytes = [0u8; 16];
+            bytes[..len].copy_from_slice(text.as_bytes());
+            bytes[15] = len as u8;
+            assert_eq!(packed(&text), u128::from_le_bytes(bytes), "{text:?}");
+        }
+        let same_bytes = ["a", "a\0", "a\0\0\0\0\0\0\0\0\0"];
+        let keys: std::collections::HashSet<u128> = same_bytes.iter().map(|t| packed(t)).collect();
+        assert_eq!(keys.len(), same_bytes.len());
+    }
 
     #[test]
     fn a_long_text_counted_in_parts_counts_as_a_whole() {
