@@ -25,43 +25,87 @@ pub struct SecretMatch {
     pub range: Range<usize>,
 }
 
-fn patterns() -> &'static [(&'static str, Regex)] {
-    static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
+/// A pattern: its kind, the regex, and the words one of which every match holds (compared
+/// without ASCII case), so that a text holding none of them is not searched with it.
+struct Pattern {
+    kind: &'static str,
+    re: Regex,
+    needs: &'static [&'static str],
+}
+
+fn patterns() -> &'static [Pattern] {
+    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
     P.get_or_init(|| {
-        let table: &[(&str, &str)] = &[
+        type Row = (&'static str, &'static str, &'static [&'static str]);
+        let table: &[Row] = &[
             // A whole block, or a block cut short (a tool output truncated mid-key).
-            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)"),
-            ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-            ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-            ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
-            ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-            ("aws-access-key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
-            ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
-            ("stripe-key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}"),
-            ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}"),
-            ("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-            ("npm-token", r"\bnpm_[A-Za-z0-9]{36}"),
-            ("groq-key", r"\bgsk_[A-Za-z0-9]{40,}"),
-            ("xai-key", r"\bxai-[A-Za-z0-9]{40,}"),
-            ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)", &["-----BEGIN "]),
+            ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", &["sk-ant-"]),
+            ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", &["sk-"]),
+            ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+            ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", &["xox"]),
+            ("aws-access-key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", &["AKIA", "ASIA"]),
+            ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", &["AIza"]),
+            ("stripe-key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}", &["k_live_", "k_test_"]),
+            ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}", &["hf_"]),
+            ("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}", &["glpat-"]),
+            ("npm-token", r"\bnpm_[A-Za-z0-9]{36}", &["npm_"]),
+            ("groq-key", r"\bgsk_[A-Za-z0-9]{40,}", &["gsk_"]),
+            ("xai-key", r"\bxai-[A-Za-z0-9]{40,}", &["xai-"]),
+            ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", &["eyJ"]),
             // As a header line, or as a JSON/YAML key (`"Authorization": "Bearer …"`).
-            ("bearer-token", r#"(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"#),
+            ("bearer-token", r#"(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{16,})"#, &["authorization"]),
             // The password of a URL's user info (`scheme://user:PASS@host`).
-            ("url-credentials", r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"),
+            ("url-credentials", r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@", &["://"]),
             // `*_KEY=`, `*_TOKEN:`, `"api_key": "…"`, `x-api-key: …` and the like.
-            ("credential-assignment", r#"(?i)\b(?:[A-Z0-9]+[_-])*(?:API_?KEY|KEY|SECRET|TOKEN|PASSWORD|PASSWD)(?:[_-][A-Z0-9]+)*["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#),
+            ("credential-assignment", r#"(?i)\b(?:[A-Z0-9]+[_-])*(?:API_?KEY|KEY|SECRET|TOKEN|PASSWORD|PASSWD)(?:[_-][A-Z0-9]+)*["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/=-]{16,})"#, &["key", "secret", "token", "passw"]),
         ];
         // Keys are ASCII: an ASCII word boundary keeps every search on the fast automata (a
         // Unicode one falls back to a slow engine on any non-ASCII text).
         table
             .iter()
-            .filter_map(|(k, p)| {
+            .filter_map(|(kind, p, needs)| {
                 Regex::new(&p.replace(r"\b", r"(?-u:\b)"))
                     .ok()
-                    .map(|r| (*k, r))
+                    .map(|re| Pattern { kind, re, needs })
             })
             .collect()
     })
+}
+
+/// Which patterns can match in `text` (a bit per pattern): those one of whose words it holds,
+/// found in one pass. A text with a character that a case-insensitive pattern's letter folds to
+/// outside ASCII (the Kelvin sign for `k`, the long s for `s`) may match any.
+fn may_match(text: &str) -> u64 {
+    static WORDS: OnceLock<(aho_corasick::AhoCorasick, Vec<usize>)> = OnceLock::new();
+    let (words, owner) = WORDS.get_or_init(|| {
+        let mut words = Vec::new();
+        let mut owner = Vec::new();
+        for (i, p) in patterns().iter().enumerate() {
+            for w in p.needs {
+                words.push(*w);
+                owner.push(i);
+            }
+        }
+        #[allow(clippy::expect_used, reason = "constant words")]
+        let ac = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&words)
+            .expect("the words build");
+        (ac, owner)
+    });
+    if text.contains('\u{212a}') || text.contains('\u{17f}') {
+        return u64::MAX;
+    }
+    let all = (1u64 << patterns().len()) - 1;
+    let mut may = 0u64;
+    for m in words.find_overlapping_iter(text) {
+        may |= 1 << owner[m.pattern().as_usize()];
+        if may == all {
+            break;
+        }
+    }
+    may
 }
 
 /// Secrets in `text`, in order, not overlapping. For assignment and header patterns the match
@@ -96,6 +140,11 @@ fn is_secret_var(name: &str) -> bool {
 
 /// `find` with `env` as the environment's secret values.
 fn find_with(text: &str, env: &[String]) -> Vec<SecretMatch> {
+    find_among(text, env, may_match(text))
+}
+
+/// `find_with`, searching with the patterns whose bit is set in `may` only.
+fn find_among(text: &str, env: &[String], may: u64) -> Vec<SecretMatch> {
     let mut out: Vec<SecretMatch> = Vec::new();
     for value in env {
         for (at, v) in text.match_indices(value.as_str()) {
@@ -111,7 +160,10 @@ fn find_with(text: &str, env: &[String]) -> Vec<SecretMatch> {
             }
         }
     }
-    for (kind, re) in patterns() {
+    for (i, Pattern { kind, re, .. }) in patterns().iter().enumerate() {
+        if may & (1 << i) == 0 {
+            continue;
+        }
         // Find with the fast automata; resolve groups only where something matched.
         for whole in re.find_iter(text) {
             let Some(caps) = re.captures_at(text, whole.start()) else {
@@ -289,5 +341,41 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
         assert_eq!(n, 1);
         assert_eq!(masked, "use [REDACTED:openai-key] now");
         assert_eq!(mask("nothing here"), ("nothing here".to_string(), 0));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Searching only with the patterns whose words the text holds finds what searching
+        /// with all of them finds.
+        #[test]
+        fn the_word_filter_never_changes_what_is_found(
+            pieces in proptest::collection::vec(proptest::sample::select(&[
+                "sk-", "sk-ant-", "ghp_", "github_pat_", "xoxb-", "AKIA", "ASIA", "AIza", "rk_live_",
+                "sk_test_", "hf_", "glpat-", "npm_", "gsk_", "xai-", "eyJ", ".", "-----BEGIN ",
+                "RSA PRIVATE KEY-----", "Authorization", "AUTHORIZATION: ", "Bearer ", "https://",
+                "u:", "@", "api_key", "API-KEY", "Secret", "TOKEN", "passwd", "PASSWORD", "\u{212a}ey",
+                "\u{17f}ecret", "=", ": ", "\"", " ", "\n", "Zk8qPlm3Vx9Rt2Wn7Yb4", "a1B2c3D4e5F6g7H8i9J0",
+                "0123456789abcdefghijABCDEFGHIJ0123456789", "_", "x",
+            ][..]), 0..16),
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(
+                find_with(&text, &[]),
+                find_among(&text, &[], u64::MAX),
+                "{:?}", text
+            );
+        }
+    }
+
+    #[test]
+    fn a_pattern_whose_words_are_absent_is_not_searched_with() {
+        let bit = |kind: &str| 1u64 << patterns().iter().position(|p| p.kind == kind).unwrap_or(63);
+        let may = may_match("export OPENAI_API_KEY=abc; see https://x");
+        assert_ne!(may & bit("credential-assignment"), 0);
+        assert_ne!(may & bit("url-credentials"), 0);
+        assert_eq!(may & bit("jwt"), 0);
+        assert_eq!(may & bit("private-key"), 0);
+        assert_eq!(may_match("plain words only"), 0);
+        assert_eq!(may_match("\u{212a}EY"), u64::MAX);
     }
 }
