@@ -150,25 +150,17 @@ pub fn str_repr_chars(s: &str) -> usize {
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            n += match b {
-                b'\\' | b'\t' | b'\n' | b'\r' => 2,
-                b'\'' => {
-                    singles += 1;
-                    1
-                }
-                b'"' => {
-                    doubles += 1;
-                    1
-                }
-                0..=0x1f | 0x7f => 4,
-                _ => 1,
-            };
-            i += 1;
-            continue;
-        }
-        let Some(c) = s[i..].chars().next() else {
+        // A run of ASCII, measured in one branch-free pass.
+        let end = bytes[i..]
+            .iter()
+            .position(|&b| !b.is_ascii())
+            .map_or(bytes.len(), |p| i + p);
+        let run = ascii_repr(&bytes[i..end]);
+        n += run.chars;
+        singles += run.singles;
+        doubles += run.doubles;
+        i = end;
+        let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) else {
             break;
         };
         let code = c as u32;
@@ -189,6 +181,38 @@ pub fn str_repr_chars(s: &str) -> usize {
     } else {
         n + singles
     }
+}
+
+/// What a run of ASCII adds to a `str`'s repr: its characters escaped (`\\`, `\t`, `\n`, `\r`
+/// take 2, other controls `\xNN` 4, quotes 1 before the quote is chosen), and its quotes.
+struct AsciiRepr {
+    chars: usize,
+    singles: usize,
+    doubles: usize,
+}
+
+fn ascii_repr(run: &[u8]) -> AsciiRepr {
+    let mut out = AsciiRepr {
+        chars: run.len(),
+        singles: 0,
+        doubles: 0,
+    };
+    // In blocks whose sums fit in a u32 lane, so the loop stays vectorized.
+    for block in run.chunks(1 << 20) {
+        let (mut extra, mut singles, mut doubles) = (0u32, 0u32, 0u32);
+        for &b in block {
+            let two = u32::from(b == b'\\' || b == b'\t' || b == b'\n' || b == b'\r');
+            let control = u32::from(b < 0x20 || b == 0x7f);
+            // A control that is not one of the two-character escapes takes 4.
+            extra += two + 3 * (control - (control & two));
+            singles += u32::from(b == b'\'');
+            doubles += u32::from(b == b'"');
+        }
+        out.chars += extra as usize;
+        out.singles += singles as usize;
+        out.doubles += doubles as usize;
+    }
+    out
 }
 
 /// Python's `str.isprintable()` for one non-ASCII character: false for separators (Zs, Zl,
@@ -449,8 +473,13 @@ mod tests {
 
         /// Any text: the counted length is the built repr's.
         #[test]
-        fn repr_chars_of_any_text(t in proptest::prelude::any::<String>()) {
-            proptest::prop_assert_eq!(str_repr_chars(&t), str_repr(&t).chars().count());
+        fn repr_chars_of_any_text(
+            t in proptest::prelude::any::<String>(),
+            mixed in "['\"\\\\\t\n\r\u{1}\u{1f}\u{7f}a \u{80}\u{a0}é😀]{0,40}",
+        ) {
+            for s in [&t, &mixed] {
+                proptest::prop_assert_eq!(str_repr_chars(s), str_repr(s).chars().count(), "{:?}", s);
+            }
         }
     }
 
