@@ -107,6 +107,22 @@ impl Made {
     }
 }
 
+/// Which session a kept plan was made of (its address, message count and last message's
+/// record), to tell it from another: work kept for one session never serves another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionKey(usize, usize, Option<usize>);
+
+impl SessionKey {
+    pub fn of(session: &Session) -> SessionKey {
+        let messages = &session.messages;
+        SessionKey(
+            std::ptr::from_ref(session) as usize,
+            messages.len(),
+            messages.last().map(|m| m.source_index),
+        )
+    }
+}
+
 impl std::fmt::Debug for Made {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Not what the plan says: a plan made keeping its work shows as one made without.

@@ -216,3 +216,42 @@ fn chat(sizes: &[usize]) -> Vec<u8> {
         .collect();
     serde_json::to_vec(&serde_json::json!({"model": "gpt-4o", "messages": messages})).unwrap()
 }
+
+/// A replay keeps a fired plan's compression for its digest and its compaction: what they
+/// give is what compressing again gives, with the digest, another text or no text, and when
+/// the plan is carried out twice.
+#[test]
+fn a_kept_compression_serves_as_compressing_again_would() {
+    let a = generated(600_000, 5);
+    let hermes = presets::find("hermes").unwrap();
+    let parsed = ctxray::compaction::parsed::Parsed::new();
+    for sets in [
+        vec!["config_context_length=100000".to_string()],
+        vec![
+            "config_context_length=100000".to_string(),
+            "compression_count=1".to_string(),
+        ],
+    ] {
+        let plain = PlanInput::new(&a);
+        let kept = PlanInput {
+            parsed: Some(&parsed),
+            ..PlanInput::new(&a)
+        };
+        let fresh = preset::run(hermes, &plain, &sets).unwrap();
+        let plan = preset::run(hermes, &kept, &sets).unwrap();
+        assert!(plan.trigger.fired && plan.insertion.is_some(), "{sets:?}");
+        let digest = preset::offline_summary(hermes, &kept, &plan);
+        assert_eq!(digest, preset::offline_summary(hermes, &plain, &fresh));
+        for text in [
+            Some(digest.as_str()),
+            Some("The user asked for a fix."),
+            None,
+        ] {
+            let quick = hermes.compacted(&kept, &plan, text);
+            let made = hermes.compacted(&plain, &fresh, text);
+            assert_eq!(quick.history, made.history, "{sets:?} {text:?}");
+            let twice = hermes.compacted(&kept, &plan, text);
+            assert_eq!(twice.history, made.history, "{sets:?} {text:?}, twice");
+        }
+    }
+}

@@ -17,7 +17,7 @@ use super::settled::Outside;
 use super::strategies::call;
 use super::{findings, AfPreset, Version};
 use crate::compaction::plan::{
-    common_findings, Insertion, Made, Plan, PromptMessage, PromptRole, Split, Trigger,
+    common_findings, Insertion, Made, Plan, PromptMessage, PromptRole, SessionKey, Split, Trigger,
 };
 use crate::compaction::preset::{PlanError, PlanInput};
 use crate::compaction::settings::Settings;
@@ -307,9 +307,8 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
 /// the one compaction that carries the plan out (a plan carried out again runs its strategy
 /// again).
 pub struct Kept {
-    /// The session planned (its address, message count and last message's record), to tell
-    /// it from another.
-    session: (usize, usize, Option<usize>),
+    /// The session planned.
+    session: SessionKey,
     pub v: Version,
     pub rendered: Vec<AfMsg>,
     /// The id of the summary the run inserted, if it did.
@@ -326,7 +325,7 @@ pub struct Left {
 impl Kept {
     fn of(input: &PlanInput, run: Run) -> Kept {
         Kept {
-            session: Kept::key(input),
+            session: SessionKey::of(input.session),
             v: run.v,
             summary: last_summary(&run).map(str::to_string),
             rendered: run.rendered,
@@ -337,18 +336,9 @@ impl Kept {
         }
     }
 
-    fn key(input: &PlanInput) -> (usize, usize, Option<usize>) {
-        let messages = &input.session.messages;
-        (
-            std::ptr::from_ref(input.session) as usize,
-            messages.len(),
-            messages.last().map(|m| m.source_index),
-        )
-    }
-
     /// Whether this is the run of a plan of `input`'s session.
     pub fn is_of(&self, input: &PlanInput) -> bool {
-        self.session == Kept::key(input)
+        self.session == SessionKey::of(input.session)
     }
 
     /// The list the run left, unless it was taken or this is another session's run.

@@ -31,11 +31,13 @@ mod summary;
 mod text;
 mod window;
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use crate::compaction::after::{self, After};
 use crate::compaction::plan::{
-    common_findings, Insertion, Plan, PromptMessage, PromptRole, Split, Trigger,
+    common_findings, Insertion, Made, Plan, PromptMessage, PromptRole, SessionKey, Split, Trigger,
 };
 use crate::compaction::preset::{Done, PlanError, PlanInput, Preset};
 use crate::compaction::quiet::Memo;
@@ -246,32 +248,45 @@ impl Preset for Hermes {
             &outcome,
             fired,
         ));
+        let summarizer = outcome
+            .prompt
+            .iter()
+            .map(|p| PromptMessage {
+                role: PromptRole::User,
+                content: p.clone(),
+            })
+            .collect();
+        let insertion = outcome.insertion.as_ref().map(|ins| Insertion {
+            role: ins.role,
+            position: ins.position,
+            prefix: ins.prefix.clone(),
+            suffix: format!("\n\n{}", text::SUMMARY_END_MARKER),
+            replaces: ins
+                .merged_into
+                .and_then(|p| history.get(p))
+                .map(|m| m.index),
+        });
+        // In a replay a fired plan is carried out: its compression serves the digest and the
+        // compaction.
+        let made = if fired && input.parsed.is_some() {
+            Made::keep(Kept {
+                session: SessionKey::of(input.session),
+                outcome,
+                fallback: OnceLock::new(),
+            })
+        } else {
+            Made::default()
+        };
         Ok(Plan {
             preset: self.name(),
             framework: self.framework(),
             settings: settings.clone(),
             trigger,
             split,
-            summarizer: outcome
-                .prompt
-                .iter()
-                .map(|p| PromptMessage {
-                    role: PromptRole::User,
-                    content: p.clone(),
-                })
-                .collect(),
-            insertion: outcome.insertion.as_ref().map(|ins| Insertion {
-                role: ins.role,
-                position: ins.position,
-                prefix: ins.prefix.clone(),
-                suffix: format!("\n\n{}", text::SUMMARY_END_MARKER),
-                replaces: ins
-                    .merged_into
-                    .and_then(|p| history.get(p))
-                    .map(|m| m.index),
-            }),
+            summarizer,
+            insertion,
             findings: all,
-            made: Default::default(),
+            made,
         })
     }
 
@@ -282,15 +297,19 @@ impl Preset for Hermes {
         if !plan.trigger.fired {
             return None;
         }
-        let cfg = config(input, &plan.settings).ok()?;
-        let history = msgs::messages(input.session);
-        let outcome = assemble::compress_history(&history, &cfg, input.now);
+        let kept = Kept::of(input, plan);
+        let made;
+        let outcome = match kept {
+            Some(kept) => &kept.outcome,
+            None => {
+                let cfg = config(input, &plan.settings).ok()?;
+                let history = msgs::messages(input.session);
+                made = assemble::compress_history(&history, &cfg, input.now);
+                &made
+            }
+        };
         outcome.insertion.as_ref()?;
-        let full = fallback::fallback_summary(
-            &outcome.turns,
-            outcome.carries_summary,
-            Some(fallback::NO_PROVIDER_REASON),
-        );
+        let full = fallback_of(outcome, kept);
         full.strip_prefix(text::SUMMARY_PREFIX)
             .and_then(|rest| rest.strip_prefix('\n'))
             .map(str::to_string)
@@ -301,18 +320,26 @@ impl Preset for Hermes {
 /// returned; Hermes' static fallback, or none, inserts the fallback as Hermes builds it); the
 /// list unchanged when nothing is compacted.
 fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> Vec<Value> {
-    let history = msgs::messages(input.session);
-    let unchanged = || history.iter().map(|m| Value::Object(m.v.clone())).collect();
-    let cfg = match config(input, &plan.settings) {
-        Ok(cfg) if plan.trigger.fired => cfg,
-        _ => return unchanged(),
+    let kept = Kept::of(input, plan);
+    let unchanged = || {
+        msgs::messages(input.session)
+            .into_iter()
+            .map(|m| Value::Object(m.v))
+            .collect()
     };
-    let outcome = assemble::compress_history(&history, &cfg, input.now);
-    let fallback = fallback::fallback_summary(
-        &outcome.turns,
-        outcome.carries_summary,
-        Some(fallback::NO_PROVIDER_REASON),
-    );
+    let made;
+    let outcome = match kept {
+        Some(kept) => &kept.outcome,
+        None => match config(input, &plan.settings) {
+            Ok(cfg) if plan.trigger.fired => {
+                let history = msgs::messages(input.session);
+                made = assemble::compress_history(&history, &cfg, input.now);
+                &made
+            }
+            _ => return unchanged(),
+        },
+    };
+    let fallback = fallback_of(outcome, kept);
     let fallback_body = fallback
         .strip_prefix(text::SUMMARY_PREFIX)
         .and_then(|rest| rest.strip_prefix('\n'));
@@ -320,9 +347,43 @@ fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> V
         Some(s) if fallback_body != Some(s) => summary::from_model(s, &outcome.turns),
         _ => fallback,
     };
-    compacted::compressed(&outcome, &inserted).map_or_else(unchanged, |list| {
+    compacted::compressed(outcome, &inserted).map_or_else(unchanged, |list| {
         list.into_iter().map(Value::Object).collect()
     })
+}
+
+/// What a fired plan's compression left, kept in a replay for the session the plan was made
+/// of: the offline digest and the compaction read it instead of compressing again (the
+/// compression without the prompt is the same but for the prompt's own cuts).
+struct Kept {
+    session: SessionKey,
+    outcome: assemble::Outcome,
+    /// Hermes' static fallback summary of the outcome, made once.
+    fallback: OnceLock<String>,
+}
+
+impl Kept {
+    /// The kept compression of `plan`, if `plan` kept one of `input`'s session.
+    fn of<'p>(input: &PlanInput, plan: &'p Plan) -> Option<&'p Kept> {
+        plan.made
+            .get::<Kept>()
+            .filter(|k| k.session == SessionKey::of(input.session) && plan.trigger.fired)
+    }
+}
+
+/// Hermes' static fallback summary of a compression (`no auxiliary LLM provider configured`).
+fn fallback_of(outcome: &assemble::Outcome, kept: Option<&Kept>) -> String {
+    let make = || {
+        fallback::fallback_summary(
+            &outcome.turns,
+            outcome.carries_summary,
+            Some(fallback::NO_PROVIDER_REASON),
+        )
+    };
+    match kept {
+        Some(k) => k.fallback.get_or_init(make).clone(),
+        None => make(),
+    }
 }
 
 fn trigger_reason(
