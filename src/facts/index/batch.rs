@@ -191,7 +191,13 @@ impl Automaton {
         }
         let from = n.start as usize + 1;
         let to = n.start as usize + usize::from(n.count);
-        let i = memchr::memchr(b, &self.bytes[from..to])?;
+        let edges = &self.bytes[from..to];
+        // A few edges are looked through in place; a call to memchr costs more than that.
+        let i = if edges.len() <= 16 {
+            edges.iter().position(|&e| e == b)?
+        } else {
+            memchr::memchr(b, edges)?
+        };
         Some(self.targets[from + i])
     }
 
