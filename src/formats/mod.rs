@@ -24,6 +24,8 @@ pub mod stream;
 pub mod surrogates;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod test_support_db;
 pub mod uncertain;
 
 pub(crate) mod agent_framework;

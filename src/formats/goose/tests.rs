@@ -2,13 +2,11 @@
 //! scripted model (`fixtures/goose/`, made by `tools/oracle/goose/run.sh`), over a live copy in
 //! WAL mode, and over damaged databases.
 
-use std::fs;
 use std::path::{Path, PathBuf};
-
-use rusqlite::Connection;
 
 use crate::formats::load_path;
 use crate::formats::test_support::{all_paired, calls, results};
+use crate::formats::test_support_db::{damaged_copies_fail, live_copy, wal_holds_changes};
 use crate::session::{Format, Part, Role, Session};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -81,25 +79,11 @@ fn the_directory_holding_it_is_read_too() {
     assert_eq!(s.messages.len(), 11);
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ctxray-goose-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
 /// A live database in WAL mode: a row only in the `-wal` is read; a row not sent to the
 /// model and a row whose content is not a list are reported, not made messages.
 #[test]
 fn a_live_database_is_read_with_its_wal() {
-    let dir = scratch("wal");
-    let db = dir.join("sessions.db");
-    fs::copy(fixture("short/sessions.db"), &db).expect("copy");
-    let conn = Connection::open(&db).expect("open");
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .expect("wal");
-    conn.pragma_update(None, "wal_autocheckpoint", 0)
-        .expect("no checkpoint");
+    let (_dir, db, conn) = live_copy(&fixture("short/sessions.db"), "sessions.db");
     conn.execute_batch(
         "INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, metadata_json) VALUES \
          ('m1', '20261203_1', 'user', '[{\"type\":\"text\",\"text\":\"more\"}]', 1796400000, '{\"agentVisible\":true}'), \
@@ -107,23 +91,18 @@ fn a_live_database_is_read_with_its_wal() {
          ('m3', '20261203_1', 'assistant', '{\"not\":\"a list\"}', 1796400002, NULL);",
     )
     .expect("insert");
+    assert!(wal_holds_changes(&db), "the rows are in the WAL");
     let s = load_path(&db, None).expect("live db");
     assert_eq!(s.messages.len(), 6);
     assert_eq!(s.source.skipped.len(), 2, "{:?}", s.source.skipped);
     drop(conn);
-    let _ = fs::remove_dir_all(&dir);
 }
 
+/// A damaged database is a load error naming the file, never a panic or an empty session.
+/// A copy cut to a third still holds the schema, and is named a Goose database SQLite cannot
+/// read; a header alone, or a scrambled schema, is binary data.
 #[test]
 fn a_damaged_database_is_a_clear_error() {
-    let dir = scratch("damaged");
-    let db = dir.join("sessions.db");
-    let mut bytes = fs::read(fixture("short/sessions.db")).expect("read");
-    let keep = bytes.len().min(12 * 1024);
-    bytes.truncate(keep);
-    bytes.extend(std::iter::repeat_n(0xAB, 4096));
-    fs::write(&db, &bytes).expect("write");
-    let err = load_path(&db, None).expect_err("damaged").to_string();
-    assert!(err.contains("Goose"), "{err}");
-    let _ = fs::remove_dir_all(&dir);
+    let errors = damaged_copies_fail(&fixture("short/sessions.db"));
+    assert!(errors[0].contains("Goose"), "{}", errors[0]);
 }

@@ -9,6 +9,7 @@ use rusqlite::Connection;
 
 use super::tests::{assert_paired, calls, results};
 use crate::formats::load_path;
+use crate::formats::test_support_db::{damaged_copies_fail, live_copy, wal_holds_changes};
 use crate::session::{Format, Session};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -116,23 +117,11 @@ fn a_data_directory_holding_the_db_is_its_newest_top_level_session() {
 /// A database opencode is still writing: WAL mode, the latest rows only in `-wal`.
 #[test]
 fn a_live_db_in_wal_mode_is_read_with_its_wal() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("opencode.db");
-    fs::copy(fixture("short/opencode.db"), &path).unwrap();
-    let writer = Connection::open(&path).unwrap();
-    let mode: String = writer
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
-    writer.execute_batch("PRAGMA wal_autocheckpoint=0").unwrap();
+    let (_dir, path, writer) = live_copy(&fixture("short/opencode.db"), "opencode.db");
     writer
         .execute("UPDATE session SET title = 'Live title'", [])
         .unwrap();
-    let wal = dir.path().join("opencode.db-wal");
-    assert!(
-        fs::metadata(&wal).unwrap().len() > 0,
-        "the change is in the WAL"
-    );
+    assert!(wal_holds_changes(&path), "the change is in the WAL");
     let s = load_path(&path, None).expect("a live database");
     assert_eq!(s.title.as_deref(), Some("Live title"));
     assert_eq!(s.messages.len(), 4);
@@ -142,27 +131,7 @@ fn a_live_db_in_wal_mode_is_read_with_its_wal() {
 /// A damaged database is a load error naming it, never a panic or an empty session.
 #[test]
 fn a_truncated_or_corrupt_db_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let bytes = fs::read(fixture("long/opencode.db")).unwrap();
-    let cases: [(&str, Vec<u8>); 3] = [
-        ("truncated.db", bytes[..bytes.len() / 3].to_vec()),
-        ("header-only.db", bytes[..100].to_vec()),
-        ("scrambled.db", {
-            let mut b = bytes.clone();
-            for (i, x) in b.iter_mut().enumerate().skip(4096) {
-                *x = x.wrapping_mul(31).wrapping_add(i as u8);
-            }
-            b
-        }),
-    ];
-    for (name, bytes) in cases {
-        let path = dir.path().join(name);
-        fs::write(&path, &bytes).unwrap();
-        match load_path(&path, None) {
-            Err(e) => assert!(e.to_string().contains(name), "{name}: {e}"),
-            Ok(s) => panic!("{name}: read as {} messages", s.messages.len()),
-        }
-    }
+    damaged_copies_fail(&fixture("long/opencode.db"));
 }
 
 /// A row whose `data` is not a JSON object is reported, the rest read.
