@@ -294,25 +294,13 @@ impl Preset for Hermes {
     /// `no auxiliary LLM provider configured`, which does not abort): everything after the
     /// `SUMMARY_PREFIX` line the insertion already carries.
     fn offline_summary(&self, input: &PlanInput, plan: &Plan) -> Option<String> {
-        if !plan.trigger.fired {
-            return None;
-        }
-        let kept = Kept::of(input, plan);
-        let made;
-        let outcome = match kept {
-            Some(kept) => &kept.outcome,
-            None => {
-                let cfg = config(input, &plan.settings).ok()?;
-                let history = msgs::messages(input.session);
-                made = assemble::compress_history(&history, &cfg, input.now);
-                &made
-            }
-        };
-        outcome.insertion.as_ref()?;
-        let full = fallback_of(outcome, kept);
-        full.strip_prefix(text::SUMMARY_PREFIX)
-            .and_then(|rest| rest.strip_prefix('\n'))
-            .map(str::to_string)
+        compression(input, plan, |c| {
+            c.outcome.insertion.as_ref()?;
+            c.fallback()
+                .strip_prefix(text::SUMMARY_PREFIX)
+                .and_then(|rest| rest.strip_prefix('\n'))
+                .map(str::to_string)
+        })?
     }
 }
 
@@ -320,36 +308,27 @@ impl Preset for Hermes {
 /// returned; Hermes' static fallback, or none, inserts the fallback as Hermes builds it); the
 /// list unchanged when nothing is compacted.
 fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> Vec<Value> {
-    let kept = Kept::of(input, plan);
     let unchanged = || {
         msgs::messages(input.session)
             .into_iter()
             .map(|m| Value::Object(m.v))
             .collect()
     };
-    let made;
-    let outcome = match kept {
-        Some(kept) => &kept.outcome,
-        None => match config(input, &plan.settings) {
-            Ok(cfg) if plan.trigger.fired => {
-                let history = msgs::messages(input.session);
-                made = assemble::compress_history(&history, &cfg, input.now);
-                &made
-            }
-            _ => return unchanged(),
-        },
-    };
-    let fallback = fallback_of(outcome, kept);
-    let fallback_body = fallback
-        .strip_prefix(text::SUMMARY_PREFIX)
-        .and_then(|rest| rest.strip_prefix('\n'));
-    let inserted = match summary {
-        Some(s) if fallback_body != Some(s) => summary::from_model(s, &outcome.turns),
-        _ => fallback,
-    };
-    compacted::compressed(outcome, &inserted).map_or_else(unchanged, |list| {
-        list.into_iter().map(Value::Object).collect()
-    })
+    let list = compression(input, plan, |c| {
+        let fallback = c.fallback();
+        let fallback_body = fallback
+            .strip_prefix(text::SUMMARY_PREFIX)
+            .and_then(|rest| rest.strip_prefix('\n'));
+        let inserted = match summary {
+            Some(s) if fallback_body != Some(s) => summary::from_model(s, &c.outcome.turns),
+            _ => fallback,
+        };
+        compacted::compressed(c.outcome, &inserted)
+    });
+    match list.flatten() {
+        Some(list) => list.into_iter().map(Value::Object).collect(),
+        None => unchanged(),
+    }
 }
 
 /// What a fired plan's compression left, kept in a replay for the session the plan was made
@@ -362,28 +341,57 @@ struct Kept {
     fallback: OnceLock<String>,
 }
 
-impl Kept {
-    /// The kept compression of `plan`, if `plan` kept one of `input`'s session.
-    fn of<'p>(input: &PlanInput, plan: &'p Plan) -> Option<&'p Kept> {
-        plan.made
-            .get::<Kept>()
-            .filter(|k| k.session == SessionKey::of(input.session) && plan.trigger.fired)
+/// The compression a fired plan stands for: the one it kept (in a replay), or made again.
+struct Compression<'a> {
+    outcome: &'a assemble::Outcome,
+    kept: Option<&'a Kept>,
+}
+
+impl Compression<'_> {
+    /// Hermes' static fallback summary of the compression (`no auxiliary LLM provider
+    /// configured`), made once for a kept one.
+    fn fallback(&self) -> String {
+        let make = || {
+            fallback::fallback_summary(
+                &self.outcome.turns,
+                self.outcome.carries_summary,
+                Some(fallback::NO_PROVIDER_REASON),
+            )
+        };
+        match self.kept {
+            Some(k) => k.fallback.get_or_init(make).clone(),
+            None => make(),
+        }
     }
 }
 
-/// Hermes' static fallback summary of a compression (`no auxiliary LLM provider configured`).
-fn fallback_of(outcome: &assemble::Outcome, kept: Option<&Kept>) -> String {
-    let make = || {
-        fallback::fallback_summary(
-            &outcome.turns,
-            outcome.carries_summary,
-            Some(fallback::NO_PROVIDER_REASON),
-        )
-    };
-    match kept {
-        Some(k) => k.fallback.get_or_init(make).clone(),
-        None => make(),
+/// `use_it` of the compression `plan` stands for; `None` when the plan did not fire or its
+/// settings do not resolve.
+fn compression<R>(
+    input: &PlanInput,
+    plan: &Plan,
+    use_it: impl FnOnce(Compression<'_>) -> R,
+) -> Option<R> {
+    if !plan.trigger.fired {
+        return None;
     }
+    let kept = plan
+        .made
+        .get::<Kept>()
+        .filter(|k| k.session == SessionKey::of(input.session));
+    if let Some(kept) = kept {
+        return Some(use_it(Compression {
+            outcome: &kept.outcome,
+            kept: Some(kept),
+        }));
+    }
+    let cfg = config(input, &plan.settings).ok()?;
+    let history = msgs::messages(input.session);
+    let outcome = assemble::compress_history(&history, &cfg, input.now);
+    Some(use_it(Compression {
+        outcome: &outcome,
+        kept: None,
+    }))
 }
 
 fn trigger_reason(
