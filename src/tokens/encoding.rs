@@ -261,6 +261,18 @@ mod tests {
             bytes[15] = len as u8;
             assert_eq!(packed(&text), u128::from_le_bytes(bytes), "{text:?}");
         }
+        // Any bytes: each length is read by its own loads.
+        for text in [
+            "\u{1}\u{7f}é日",
+            "é",
+            "日本語のテ",
+            "a\u{0}b\u{0}c\u{0}d\u{0}é",
+        ] {
+            let mut bytes = [0u8; 16];
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            bytes[15] = text.len() as u8;
+            assert_eq!(packed(text), u128::from_le_bytes(bytes), "{text:?}");
+        }
         let same_bytes = ["a", "a\0", "a\0\0\0\0\0\0\0\0\0"];
         let keys: std::collections::HashSet<u128> = same_bytes.iter().map(|t| packed(t)).collect();
         assert_eq!(keys.len(), same_bytes.len());
