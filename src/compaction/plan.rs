@@ -61,6 +61,52 @@ pub struct Split {
     pub dropped: Vec<usize>,
 }
 
+/// What a plan does with one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    Pinned,
+    Summarized,
+    Kept,
+    Dropped,
+    Untouched,
+}
+
+impl Fate {
+    /// `pinned`, `summarized`, `kept`, `dropped`, or `-` for a message the plan leaves alone.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fate::Pinned => "pinned",
+            Fate::Summarized => "summarized",
+            Fate::Kept => "kept",
+            Fate::Dropped => "dropped",
+            Fate::Untouched => "-",
+        }
+    }
+}
+
+impl Split {
+    /// Each of `len` messages' fate, in one pass over the lists (asking each list per message
+    /// would be quadratic on a long session). Where a message is in several lists (a framework
+    /// that renders a message it also keeps), pinned wins over kept over summarized over
+    /// dropped.
+    pub fn fates(&self, len: usize) -> Vec<Fate> {
+        let mut fates = vec![Fate::Untouched; len];
+        for (list, fate) in [
+            (&self.dropped, Fate::Dropped),
+            (&self.summarized, Fate::Summarized),
+            (&self.kept, Fate::Kept),
+            (&self.pinned, Fate::Pinned),
+        ] {
+            for &i in list {
+                if let Some(slot) = fates.get_mut(i) {
+                    *slot = fate;
+                }
+            }
+        }
+        fates
+    }
+}
+
 /// Where and how the framework inserts the summary it gets back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Insertion {
@@ -341,4 +387,48 @@ fn integrity_findings(session: &Session, split: &Split) -> Vec<Finding> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One pass gives each message the fate the lists give it, the strongest where lists
+    /// overlap, and leaves alone what no list names and what lies past the session.
+    #[test]
+    fn fates_follow_the_lists_with_pinned_over_kept_over_summarized_over_dropped() {
+        let split = Split {
+            pinned: vec![0, 3],
+            summarized: vec![1, 2, 3, 4],
+            kept: vec![4, 5],
+            dropped: vec![2, 6, 99],
+        };
+        assert_eq!(
+            split.fates(8),
+            [
+                Fate::Pinned,
+                Fate::Summarized,
+                Fate::Summarized,
+                Fate::Pinned,
+                Fate::Kept,
+                Fate::Kept,
+                Fate::Dropped,
+                Fate::Untouched,
+            ]
+        );
+        let names: Vec<&str> = split.fates(8).iter().map(|f| f.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "pinned",
+                "summarized",
+                "summarized",
+                "pinned",
+                "kept",
+                "kept",
+                "dropped",
+                "-"
+            ]
+        );
+    }
 }

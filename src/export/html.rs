@@ -10,7 +10,8 @@
 use std::fmt::Write;
 
 use super::{
-    clip, fate, masked, masked_lines, message_text, part_summary, pct, preview, thousands, Report,
+    clip, fate_at, fates, masked, masked_lines, message_text, part_summary, pct, preview,
+    thousands, Report,
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
@@ -289,6 +290,7 @@ fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
     );
     let mut marks = a.session.marks.iter().peekable();
     let cols = if plan.is_some() { 7 } else { 6 };
+    let all = fates(a, plan);
     for (m, c) in a.session.messages.iter().zip(&a.counts.messages) {
         while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
             let _ = writeln!(
@@ -297,7 +299,7 @@ fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
                 esc(&mark.kind)
             );
         }
-        let f = plan.map(|p| fate(p, m.index));
+        let f = plan.map(|_| fate_at(&all, m.index));
         let width = 160.0 * c.total() as f64 / largest;
         let text = message_text(&m.parts);
         let _ = writeln!(
@@ -352,10 +354,11 @@ fn split(out: &mut String, a: &Analysis, plan: &Plan) {
     out.push_str("</tbody></table>");
     if !a.grouping.groups.is_empty() {
         out.push_str("<h3>Tool-call groups</h3><table><thead><tr><th>group</th><th>tools</th><th>messages</th><th>fate</th><th>complete</th></tr></thead><tbody>");
+        let all = fates(a, Some(plan));
         for (g, grp) in a.grouping.groups.iter().enumerate() {
             let mut fates: Vec<&str> = Vec::new();
             for &i in &grp.messages {
-                let f = fate(plan, i);
+                let f = fate_at(&all, i);
                 if !fates.contains(&f) {
                     fates.push(f);
                 }

@@ -9,7 +9,8 @@
 use std::fmt::Write;
 
 use super::{
-    clip, fate, masked, masked_lines, message_text, part_summary, pct, preview, thousands, Report,
+    clip, fate_at, fates, masked, masked_lines, message_text, part_summary, pct, preview,
+    thousands, Report,
 };
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
@@ -141,11 +142,16 @@ fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
         "| # | role |{fate_head} parts | tools | tokens | | preview |\n|--:|---|{fate_rule}---|---|--:|---|---|"
     );
     let mut marks = s.marks.iter().peekable();
+    let fates = fates(a, plan);
     for (m, c) in s.messages.iter().zip(&a.counts.messages) {
         while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
             mark_row(&mut table, mark, plan.is_some());
         }
-        let fate_cell = plan.map_or(String::new(), |p| format!(" {} |", fate(p, m.index)));
+        let fate_cell = if plan.is_some() {
+            format!(" {} |", fate_at(&fates, m.index))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             table,
             "| {} | {} |{fate_cell} {} | {} | {} | {} | {} |",
@@ -228,8 +234,9 @@ fn split(out: &mut String, a: &Analysis, plan: &Plan) {
         "\n| tool-call group | messages | fate | complete |\n|---|---|---|---|"
     );
     let mut rows = String::new();
+    let all = super::fates(a, Some(plan));
     for (g, grp) in groups.iter().enumerate() {
-        let fates: Vec<&str> = grp.messages.iter().map(|&i| fate(plan, i)).collect();
+        let fates: Vec<&str> = grp.messages.iter().map(|&i| fate_at(&all, i)).collect();
         let mut distinct: Vec<&str> = Vec::new();
         for f in &fates {
             if !distinct.contains(f) {

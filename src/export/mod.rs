@@ -88,20 +88,21 @@ pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
-/// What a plan does with message `i`.
-pub fn fate(plan: &Plan, i: usize) -> &'static str {
-    let s = &plan.split;
-    if s.pinned.contains(&i) {
-        "pinned"
-    } else if s.kept.contains(&i) {
-        "kept"
-    } else if s.summarized.contains(&i) {
-        "summarized"
-    } else if s.dropped.contains(&i) {
-        "dropped"
-    } else {
-        "-"
-    }
+/// Each message's fate under `plan` (see [`crate::compaction::plan::Split::fates`]), as the
+/// reports name it; none without a plan.
+pub fn fates(a: &Analysis, plan: Option<&Plan>) -> Vec<&'static str> {
+    plan.map_or_else(Vec::new, |p| {
+        p.split
+            .fates(a.session.messages.len())
+            .into_iter()
+            .map(|f| f.as_str())
+            .collect()
+    })
+}
+
+/// The fate at message `i` in `fates` (`-` past its end).
+pub fn fate_at(fates: &[&'static str], i: usize) -> &'static str {
+    fates.get(i).copied().unwrap_or("-")
 }
 
 /// The whole readable content of a message, parts joined by blank lines, masked.

@@ -25,15 +25,7 @@ pub enum DetailMode {
     Timeline,
 }
 
-/// The fate of a message under the active preset, for shading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    Pinned,
-    Summarized,
-    Kept,
-    Dropped,
-    Untouched,
-}
+pub use crate::compaction::plan::Fate;
 
 pub struct AppState {
     /// Shared with the tasks that plan and search apart (a session can be hundreds of MB).
@@ -367,7 +359,7 @@ impl AppState {
         self.diff = None;
         match result {
             Ok(p) => {
-                self.fates = fates_of(&p.plan, self.len());
+                self.fates = p.plan.split.fates(self.len());
                 self.fate_counts = count_fates(&self.fates);
                 self.diff = p.diff;
                 self.plan = Some(p.plan);
@@ -499,26 +491,6 @@ fn count_fates(fates: &[Fate]) -> [usize; 4] {
         }
     }
     counts
-}
-
-/// Fates by message index; where a message is in several lists (a framework that renders a
-/// message it also keeps), pinned wins over kept over summarized over dropped.
-fn fates_of(plan: &Plan, len: usize) -> Vec<Fate> {
-    let mut fates = vec![Fate::Untouched; len];
-    let s = &plan.split;
-    for (list, fate) in [
-        (&s.dropped, Fate::Dropped),
-        (&s.summarized, Fate::Summarized),
-        (&s.kept, Fate::Kept),
-        (&s.pinned, Fate::Pinned),
-    ] {
-        for &i in list {
-            if let Some(slot) = fates.get_mut(i) {
-                *slot = fate;
-            }
-        }
-    }
-    fates
 }
 
 /// A plan and the diff of its summarized range, as `replan` makes them; a task run apart

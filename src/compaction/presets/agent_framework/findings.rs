@@ -25,9 +25,10 @@ fn finding(
 }
 
 fn summarized_with(run: &Run, split: &Split, pred: impl Fn(&AfMsg) -> bool) -> Vec<usize> {
+    let summarized: std::collections::HashSet<usize> = split.summarized.iter().copied().collect();
     run.msgs
         .iter()
-        .filter(|m| m.origin.is_some_and(|o| split.summarized.contains(&o)))
+        .filter(|m| m.origin.is_some_and(|o| summarized.contains(&o)))
         .filter(|m| pred(m))
         .filter_map(|m| m.origin)
         .collect()

@@ -221,9 +221,11 @@ impl Preset for Dimos {
             return None;
         }
         let history = lc::messages(input.session);
+        let summarized: std::collections::HashSet<usize> =
+            plan.split.summarized.iter().copied().collect();
         let dropped: Vec<&LcMessage> = history
             .iter()
-            .filter(|m| plan.split.summarized.contains(&m.index))
+            .filter(|m| summarized.contains(&m.index))
             .collect();
         Some(digest::digest(&dropped))
     }

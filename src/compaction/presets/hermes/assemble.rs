@@ -160,9 +160,8 @@ fn compress_as(history: &[HMsg], cfg: &Config, now: Option<&str>, with_prompt: b
     }
     let summary_at = found.map(|(i, _)| i).filter(|&i| i >= start && i < end);
     out.summarized = summary_at.into_iter().chain(rendered).collect();
-    out.dropped = (start..end)
-        .filter(|p| !out.summarized.contains(p))
-        .collect();
+    let summarized: std::collections::HashSet<usize> = out.summarized.iter().copied().collect();
+    out.dropped = (start..end).filter(|p| !summarized.contains(p)).collect();
     sanitize(&msgs, &mut out);
     let mut ins = insertion(&msgs, start, end);
     ins.position = out.head.len();

@@ -116,12 +116,13 @@ fn loss_findings(history: &[HMsg], out: &Outcome, f: &mut Vec<Finding>) {
                 .into(),
         ));
     }
+    let summarized: std::collections::HashSet<usize> = out.summarized.iter().copied().collect();
     let pruned: Vec<usize> = out
         .pruned
         .outputs
         .iter()
         .copied()
-        .filter(|p| out.summarized.contains(p))
+        .filter(|p| summarized.contains(p))
         .collect();
     if !pruned.is_empty() {
         f.push(finding("tool-output-pruned", Severity::Warn, at(history, &pruned),
