@@ -61,8 +61,9 @@ pub fn write_text(
             a.counter.encoding()
         ))
     )?;
+    let fates = plan.split.fates(a.session.messages.len());
     for m in &a.session.messages {
-        let fate = fate_of(plan, m.index);
+        let fate = fates.get(m.index).map_or("-", |f| f.as_str());
         let line = format!(
             "{:>5}  {:<10} {:<9}  {}",
             m.index,
@@ -114,28 +115,28 @@ pub fn write_text(
     Ok(())
 }
 
-fn fate_of(plan: &Plan, i: usize) -> &'static str {
-    let s = &plan.split;
-    if s.pinned.contains(&i) {
-        "pinned"
-    } else if s.kept.contains(&i) {
-        "kept"
-    } else if s.summarized.contains(&i) {
-        "summarized"
-    } else if s.dropped.contains(&i) {
-        "dropped"
-    } else {
-        "-"
-    }
-}
-
+/// The first characters of the first part with a visible character, on one line.
 fn preview(parts: &[crate::session::Part]) -> String {
-    let text = parts
+    const WIDTH: usize = 90;
+    let Some(part) = parts
         .iter()
-        .map(|p| p.plain_text())
-        .find(|t| !t.trim().is_empty())
-        .unwrap_or_default();
-    clip(&text.replace('\n', " "), 90)
+        .find(|p| p.plain_pieces().any(|t| !t.trim().is_empty()))
+    else {
+        return String::new();
+    };
+    // Only the first `WIDTH + 1` characters can show (`clip`), so no more are copied.
+    let mut head = String::new();
+    let mut chars = 0;
+    for piece in part.plain_pieces() {
+        for c in piece.chars() {
+            if chars > WIDTH {
+                break;
+            }
+            head.push(if c == '\n' { ' ' } else { c });
+            chars += 1;
+        }
+    }
+    clip(&head, WIDTH)
 }
 
 fn clip(s: &str, width: usize) -> String {

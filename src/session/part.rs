@@ -71,6 +71,29 @@ impl Part {
         Part::Text { text: text.into() }
     }
 
+    /// The pieces, borrowed, whose concatenation is [`Part::plain_text`] (a tool result's text
+    /// parts with a line break between each two), for reading a text without copying it.
+    pub fn plain_pieces(&self) -> impl Iterator<Item = &str> {
+        let (one, results): (Option<&str>, &[Part]) = match self {
+            Part::Text { text } | Part::Summary { text } | Part::Reasoning { text, .. } => {
+                (Some(text), &[])
+            }
+            Part::ToolCall { arguments, .. } => (Some(arguments), &[]),
+            Part::ToolResult { content, .. } => (None, content),
+            Part::Image(_) => (None, &[]),
+            Part::Opaque { raw, .. } => (Some(raw), &[]),
+        };
+        let texts = results.iter().filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        });
+        one.into_iter().chain(
+            texts
+                .enumerate()
+                .flat_map(|(i, t)| [if i == 0 { "" } else { "\n" }, t]),
+        )
+    }
+
     /// The readable text of this part (the result's text parts joined for a tool result).
     pub fn plain_text(&self) -> String {
         match self {
@@ -89,5 +112,59 @@ impl Part {
             Part::Image(_) => String::new(),
             Part::Opaque { raw, .. } => raw.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The borrowed pieces add up to the copied text for every kind of part, a tool result's
+    /// non-text parts skipped and its texts joined by line breaks.
+    #[test]
+    fn plain_pieces_join_to_plain_text() {
+        let parts = [
+            Part::text("a\nb"),
+            Part::ToolCall {
+                id: "c".into(),
+                name: "n".into(),
+                arguments: "{\"x\":1}".into(),
+                server: false,
+            },
+            Part::ToolResult {
+                call_id: "c".into(),
+                content: vec![
+                    Part::Image(ImageRef::default()),
+                    Part::text("one"),
+                    Part::Image(ImageRef::default()),
+                    Part::text(""),
+                    Part::text("three"),
+                ],
+                is_error: None,
+            },
+            Part::ToolResult {
+                call_id: "d".into(),
+                content: vec![],
+                is_error: Some(true),
+            },
+            Part::Image(ImageRef::default()),
+            Part::Reasoning {
+                text: "why".into(),
+                opaque_len: 3,
+            },
+            Part::Summary { text: "s".into() },
+            Part::Opaque {
+                kind: "k".into(),
+                raw: "{}".into(),
+            },
+        ];
+        for p in &parts {
+            assert_eq!(
+                p.plain_pieces().collect::<String>(),
+                p.plain_text(),
+                "{p:?}"
+            );
+        }
+        assert_eq!(parts[2].plain_text(), "one\n\nthree");
     }
 }

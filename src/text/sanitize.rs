@@ -100,8 +100,16 @@ pub fn neutralize_line(line: &str) -> Cow<'_, str> {
 }
 
 /// Sanitises `s` as one field, then cuts it to `width` characters with `…`.
+///
+/// Each character is shown as one or more, and on its own, so only the first `width + 1` of
+/// `s` can reach the result: the rest is never read (a preview of a 5 MB text costs what a
+/// short one does).
 pub fn clip(s: &str, width: usize) -> String {
-    let clean = inline(s);
+    let head = s
+        .char_indices()
+        .nth(width + 1)
+        .map_or(s, |(at, _)| &s[..at]);
+    let clean = inline(head);
     if clean.chars().count() <= width {
         return clean.into_owned();
     }
@@ -113,6 +121,30 @@ pub fn clip(s: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// What `clip` was before it read only the head: the whole text sanitised, then cut.
+    fn clip_whole(s: &str, width: usize) -> String {
+        let clean = inline(s);
+        if clean.chars().count() <= width {
+            return clean.into_owned();
+        }
+        let mut out: String = clean.chars().take(width.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+
+    proptest! {
+        /// Reading only the head gives what sanitising the whole text and cutting it gives,
+        /// on texts of plain and unsafe characters around every width.
+        #[test]
+        fn clipping_the_head_equals_clipping_the_whole(
+            s in "[a\\n\\t\\x1b\\x7f\\u{9b}\\u{202e}é…]{0,24}",
+            width in 0usize..20,
+        ) {
+            prop_assert_eq!(clip(&s, width), clip_whole(&s, width));
+        }
+    }
 
     #[test]
     fn escape_sequences_are_shown_byte_for_byte() {
