@@ -31,29 +31,38 @@ pub fn summarizer(
 ) -> (Vec<PromptMessage>, Vec<Finding>) {
     let window = usize::try_from(input.window).unwrap_or(usize::MAX);
     let pieces: Vec<Piece> = forgotten.iter().map(|e| piece(records, e)).collect();
-    let mut cap = CAP;
-    let mut retries = 0;
-    let (mut strings, mut cut): (Vec<String>, Vec<usize>) =
-        pieces.iter().map(|p| p.at(cap)).unzip();
-    // A lower bound on the request's tokens, kept per event: each event's text is a part of the
-    // user message, and the bound of a text is at least the sum of its parts' (`bound`).
-    let mut bounds: Vec<usize> = strings.iter().map(|t| at_least(t)).collect();
-    let fixed = at_least(super::consts::SUMMARIZING_SYSTEM) + 2 * 4 + 3;
-    // Over the window when the bound says so already; counted only near it. The bound never
-    // exceeds the count, so the answer is the count's.
-    let over = |strings: &[String], bounds: &[usize]| -> bool {
-        fixed + bounds.iter().sum::<usize>() > window || tokens(&request(strings), input) > window
-    };
-    while retries < RETRIES && cap > 0 && over(&strings, &bounds) {
-        cap = cap * 4 / 5;
-        retries += 1;
-        for (i, p) in pieces.iter().enumerate() {
-            if !p.unchanged_at(cap) {
-                (strings[i], cut[i]) = p.at(cap);
-                bounds[i] = at_least(&strings[i]);
-            }
+    let caps = caps();
+    // A lower bound on the request's tokens at each cap, read once from the pieces: each
+    // event's text is a part of the user message, and the bound of a text is at least the sum
+    // of its parts' (`bound`).
+    let mut bounds = [at_least(super::consts::SUMMARIZING_SYSTEM) + 2 * 4 + 3; RETRIES + 1];
+    for p in &pieces {
+        for (total, b) in bounds.iter_mut().zip(p.bounds(&caps)) {
+            *total += b;
         }
     }
+    let at = |cap: usize| -> (Vec<String>, Vec<usize>) { pieces.iter().map(|p| p.at(cap)).unzip() };
+    // Over the window when the bound says so already; built and counted only near it. The
+    // bound never exceeds the count, so the answer is the count's.
+    let mut built = None;
+    let mut over = |retries: usize| -> bool {
+        if bounds[retries] > window {
+            return true;
+        }
+        let (strings, cut) = at(caps[retries]);
+        let over = tokens(&request(&strings), input) > window;
+        built = Some((retries, strings, cut));
+        over
+    };
+    let mut retries = 0;
+    while retries < RETRIES && caps[retries] > 0 && over(retries) {
+        retries += 1;
+    }
+    let cap = caps[retries];
+    let (strings, cut) = match built {
+        Some((r, strings, cut)) if r == retries => (strings, cut),
+        _ => at(cap),
+    };
     let messages = request(&strings);
     let findings = findings(records, forgotten, &cut, cap, retries, window, || {
         tokens(&messages, input)
@@ -115,6 +124,15 @@ fn findings(
         });
     }
     findings
+}
+
+/// The caps the request is built at, one per try: [`CAP`], then 20% less on each retry.
+fn caps() -> [usize; RETRIES + 1] {
+    let mut caps = [CAP; RETRIES + 1];
+    for r in 1..=RETRIES {
+        caps[r] = caps[r - 1] * 4 / 5;
+    }
+    caps
 }
 
 fn request(strings: &[String]) -> Vec<PromptMessage> {
@@ -180,14 +198,66 @@ impl Piece {
         (out, len - cap)
     }
 
-    /// Whether the text at `cap` is the text at any larger cap.
-    fn unchanged_at(&self, cap: usize) -> bool {
-        match &self.capped {
-            Capped::Nothing => true,
-            Capped::Whole { len, .. } => *len <= cap,
-            Capped::Ends { .. } => false,
+    /// For each of `caps`, at most [`at_least`] of the text [`Piece::at`] that cap gives,
+    /// without building it: the sum of the bounds of its parts (before, the head kept, the
+    /// marker, the tail kept), in one pass over each part.
+    fn bounds(&self, caps: &[usize; RETRIES + 1]) -> [usize; RETRIES + 1] {
+        let before = at_least(&self.before);
+        let (head, tail, len) = match &self.capped {
+            Capped::Nothing => return [before; RETRIES + 1],
+            Capped::Whole { text, len } => (text, text, *len),
+            Capped::Ends { head, tail, len } => (head, tail, *len),
+        };
+        let whole = matches!(self.capped, Capped::Whole { .. }).then(|| at_least(head));
+        let keep_heads = caps.map(|cap| cap / 2);
+        let head_places = places_before(head, &keep_heads);
+        let tail_len = tail.chars().count();
+        // The tail kept starts at character `j`; its places are the tail's after `j`.
+        let tail_starts = caps.map(|cap| tail_len.saturating_sub(cap - cap / 2) + 1);
+        let tail_before = places_before(tail, &tail_starts);
+        let tail_all = at_least(tail);
+        let marker = at_least(MARKER);
+        let mut out = [0; RETRIES + 1];
+        for (r, &cap) in caps.iter().enumerate() {
+            out[r] = match whole {
+                Some(all) if len <= cap => before + all,
+                _ => before + head_places[r] + marker + (tail_all - tail_before[r]),
+            };
+        }
+        out
+    }
+}
+
+/// For each of `ends` (character counts), the places [`at_least`] counts in the first that
+/// many characters of `text`, in one pass. A place is a character, so the places of the text
+/// from character `j` on are all of them less those before `j + 1`.
+fn places_before(text: &str, ends: &[usize; RETRIES + 1]) -> [usize; RETRIES + 1] {
+    let mut out = [0; RETRIES + 1];
+    let mut places = 0;
+    let mut after_space = false;
+    let mut record = |i: usize, places: usize| {
+        for (slot, &end) in out.iter_mut().zip(ends) {
+            if end == i {
+                *slot = places;
+            }
+        }
+    };
+    let mut i = 0;
+    for c in text.chars() {
+        record(i, places);
+        let space = c.is_whitespace();
+        if after_space && !space && c != '/' {
+            places += 1;
+        }
+        after_space = space;
+        i += 1;
+    }
+    for (slot, &end) in out.iter_mut().zip(ends) {
+        if end >= i {
+            *slot = places;
         }
     }
+    out
 }
 
 /// The last `n` of the `len` characters of `text`.
@@ -291,3 +361,28 @@ fn action(v: &Value, source: &str) -> String {
 #[cfg(test)]
 #[path = "fixed_oracle.rs"]
 mod oracle;
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bound read from a piece's parts is never above the bound of the text built at
+        /// that cap, and at most the three places where the parts meet below it.
+        #[test]
+        fn a_piece_bounds_the_text_at_every_cap(
+            before in "[ a/\\n]{0,6}",
+            unit in "[ a/\\né\\t]{1,7}",
+            len in 0usize..24_000,
+        ) {
+            let text: String = unit.chars().cycle().take(len).collect();
+            let piece = Piece::new(before, &text);
+            let caps = caps();
+            for (bound, cap) in piece.bounds(&caps).into_iter().zip(caps) {
+                let built = at_least(&piece.at(cap).0);
+                prop_assert!(bound <= built && built <= bound + 3, "cap {cap}: {bound} vs {built}");
+            }
+        }
+    }
+}
