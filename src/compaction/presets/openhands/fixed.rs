@@ -232,30 +232,27 @@ impl Piece {
 /// many characters of `text`, in one pass. A place is a character, so the places of the text
 /// from character `j` on are all of them less those before `j + 1`.
 fn places_before(text: &str, ends: &[usize; RETRIES + 1]) -> [usize; RETRIES + 1] {
+    let mut order: [usize; RETRIES + 1] = std::array::from_fn(|k| k);
+    order.sort_unstable_by_key(|&k| ends[k]);
+    let mut next = order.iter().peekable();
     let mut out = [0; RETRIES + 1];
     let mut places = 0;
     let mut after_space = false;
-    let mut record = |i: usize, places: usize| {
-        for (slot, &end) in out.iter_mut().zip(ends) {
-            if end == i {
-                *slot = places;
-            }
+    for (i, c) in text.chars().enumerate() {
+        while let Some(&k) = next.next_if(|&&k| ends[k] == i) {
+            out[k] = places;
         }
-    };
-    let mut i = 0;
-    for c in text.chars() {
-        record(i, places);
+        if next.peek().is_none() {
+            return out;
+        }
         let space = c.is_whitespace();
         if after_space && !space && c != '/' {
             places += 1;
         }
         after_space = space;
-        i += 1;
     }
-    for (slot, &end) in out.iter_mut().zip(ends) {
-        if end >= i {
-            *slot = places;
-        }
+    for &k in next {
+        out[k] = places;
     }
     out
 }
