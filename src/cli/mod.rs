@@ -580,14 +580,23 @@ pub(crate) fn demo_sets(analysis: &Analysis, preset: &PresetArgs) -> anyhow::Res
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let format = common.output();
     format.check(output::Command::Diff)?;
-    let (analysis, mut plan) = planned(source, preset, common)?;
+    let found = crate::compaction::presets::find(&preset.preset)?;
+    crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
+    let analysis = analyse(source, common)?;
+    let sets = demo_sets(&analysis, preset)?;
+    // The summarized messages' facts are read while the plan is made (see `diff::ahead`).
+    let (plan, ahead) = crate::diff::ahead::while_planning(&analysis.session, || {
+        plan_cmd::plan(&analysis, &preset.preset, &sets)
+    });
+    let mut plan = plan?;
     let d = if format.output().shows_raw() {
         crate::diff::diff(&analysis.session, &plan)
     } else {
         // The request itself is not shown: its texts move into the index, not copied.
         let summarizer = std::mem::take(&mut plan.summarizer);
-        crate::diff::diff_moving(&analysis.session, &plan, summarizer)
+        crate::diff::diff_moving(&analysis.session, &plan, summarizer, Some(&ahead))
     };
+    drop(ahead);
     show(common, &output::Shown::Diff(&analysis, &plan, &d))?;
     Ok(0)
 }

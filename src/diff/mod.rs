@@ -7,6 +7,7 @@
 //! about the input goes to one `TextIndex` of it, so a diff is linear in the range and the
 //! input. Pure: reads a session and a plan, knows nothing of presets or terminals.
 
+pub mod ahead;
 #[cfg(test)]
 mod naive_tests;
 mod pending;
@@ -141,7 +142,13 @@ pub fn diff(session: &Session, plan: &Plan) -> Diff {
 
 /// [`diff`] with the plan's summarizer request given apart, its texts moved into the index
 /// (a large request is not held twice while the range is diffed).
-pub fn diff_moving(session: &Session, plan: &Plan, summarizer: Vec<PromptMessage>) -> Diff {
+/// Facts already read (`ahead`) are taken, not read again.
+pub fn diff_moving(
+    session: &Session,
+    plan: &Plan,
+    summarizer: Vec<PromptMessage>,
+    ahead: Option<&ahead::Ahead>,
+) -> Diff {
     let input = match <[PromptMessage; 1]>::try_from(summarizer) {
         Ok([only]) => only.content,
         Err(many) => {
@@ -152,18 +159,35 @@ pub fn diff_moving(session: &Session, plan: &Plan, summarizer: Vec<PromptMessage
             text
         }
     };
-    diff_range(session, &plan.split.summarized, &TextIndex::new(input))
+    diff_range_with(
+        session,
+        &plan.split.summarized,
+        &TextIndex::new(input),
+        ahead,
+    )
 }
 
 /// Diffs the messages `indices` of `session` against an indexed summarizer input: each
 /// message is read once (on every core); what the index can only answer in a pass over the whole input (short
 /// strings) is asked of all messages together.
 pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Diff {
-    let read: Vec<&Message> = indices
+    diff_range_with(session, indices, input, None)
+}
+
+/// [`diff_range`], taking the facts already read in `ahead`.
+fn diff_range_with(
+    session: &Session,
+    indices: &[usize],
+    input: &TextIndex,
+    ahead: Option<&ahead::Ahead>,
+) -> Diff {
+    let read: Vec<(usize, &Message)> = indices
         .iter()
-        .filter_map(|&i| session.messages.get(i))
+        .filter_map(|&i| Some((i, session.messages.get(i)?)))
         .collect();
-    let mut pending: Vec<Pending> = crate::par::map(&read, 64, |m| pending_of(m, input), |_| {});
+    let pending_of =
+        |&(i, m): &(usize, &Message)| pending_of(m, input, ahead.and_then(|a| a.take(i)));
+    let mut pending: Vec<Pending> = crate::par::map(&read, 64, pending_of, |_| {});
     let asked: Vec<&[u8]> = pending.iter().flat_map(Pending::waiting).collect();
     let mut answers = input.longest_prefixes_of(&asked).into_iter();
     for p in &mut pending {

@@ -174,6 +174,7 @@ proptest! {
     fn the_diff_agrees_with_a_brute_force_search(
         messages in messages(),
         picks in proptest::collection::vec((0..40usize, 0..400usize, prop_oneof![Just(1usize), Just(2), Just(20)]), 0..8),
+        read_ahead in 0..12usize,
     ) {
         let input = input_of(&messages, &picks);
         let mut session = Session::new(Format::OPENAI_CHAT, "t", Default::default());
@@ -183,6 +184,13 @@ proptest! {
         for (got, m) in d.messages.iter().zip(&session.messages) {
             prop_assert_eq!(got, &naive(m, &input), "{:?}", input);
         }
+        // The facts of the first messages read ahead (as while a plan is made) change nothing.
+        let ahead = ahead::Ahead::new(&session);
+        let mut first = session.clone();
+        first.messages.truncate(read_ahead);
+        ahead.read(&first);
+        let with = diff_range_with(&session, &indices, &TextIndex::new(input.clone()), Some(&ahead));
+        prop_assert_eq!(&with, &d);
         let ix = TextIndex::new(input.clone());
         let seen = lines_seen(&session.messages, &ix);
         for (lines, m) in seen.iter().zip(&session.messages) {

@@ -159,7 +159,7 @@ impl Pending {
 /// Reads `m`: its numbers, what the index tells at once, the rest kept to ask. A tool name,
 /// argument, command or fact that lies inside a line found whole is found whole too, without
 /// asking: most short strings, which only the pass over the whole input could answer.
-pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
+pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pending {
     let texts = content_texts(m);
     let mut p = Pending {
         index: m.index,
@@ -221,7 +221,8 @@ pub fn pending_of(m: &Message, input: &TextIndex) -> Pending {
             _ => {}
         }
     }
-    p.evidence = facts_at(m, &texts)
+    let facts = read.unwrap_or_else(|| facts_at(m, &texts));
+    p.evidence = facts
         .into_iter()
         .map(|(e, at)| {
             let inside = at.is_some_and(|(t, offset)| within(&spans[t], offset, e.text.len()));
@@ -305,9 +306,12 @@ pub fn facts_of(m: &Message, texts: &[Cow<'_, str>]) -> Vec<Evidence> {
     facts_at(m, texts).into_iter().map(|(e, _)| e).collect()
 }
 
-/// `facts_of`, each fact with where it first stands in `texts` (the text, the byte offset)
-/// when it was found in one (a command is not).
-fn facts_at(m: &Message, texts: &[Cow<'_, str>]) -> Vec<(Evidence, Option<(usize, usize)>)> {
+/// A message's facts, each with where it first stands in the message's content texts (the
+/// text, the byte offset) when it was found in one (a command is not).
+pub type FactsAt = Vec<(Evidence, Option<(usize, usize)>)>;
+
+/// `facts_of`, each fact with where it first stands in `texts`.
+pub fn facts_at(m: &Message, texts: &[Cow<'_, str>]) -> FactsAt {
     let mut items: Vec<(Evidence, Option<(usize, usize)>)> = m
         .parts
         .iter()
