@@ -212,6 +212,14 @@ pub fn truthy(v: &Value) -> bool {
 /// The messages the framework would hold for this session, in order, each raw record read
 /// through `parsed` when given (a record read by an earlier plan is not parsed again).
 pub fn from_session_with(session: &Session, parsed: Option<&Parsed>) -> Vec<AfMsg> {
+    if parsed.is_none() {
+        // A plan made once (no records carried across plans) converts on every core.
+        let each = |m: &Message| from_message_with(session, m, None);
+        return crate::par::map(&session.messages, 256, each, |_| {})
+            .into_iter()
+            .flatten()
+            .collect();
+    }
     session
         .messages
         .iter()

@@ -10,6 +10,7 @@ use super::annotate::{
     annotate_groups, annotate_tokens, count_included_groups, group_kind, included_members,
     included_tokens,
 };
+use super::estimate::count_message;
 use super::groups::GroupKind;
 use super::model::{from_session_with, AfMsg, GROUP, SUMMARIZED_BY};
 use super::params::{build, Strategy};
@@ -205,6 +206,12 @@ pub fn execute(
     // A list that meets the settled messages is run whole, as the framework runs it; so is
     // a run that inserted a message with a settled message's id.
     let msgs = from_session_with(input.session, input.parsed);
+    if input.parsed.is_none() && uses_tokenizer(&strategy) {
+        // A plan made once estimates every message: on every core, before the framework's
+        // walk asks for them in order (each estimate is kept with the message's contents).
+        let v = preset.kind.version();
+        crate::par::map(&msgs, 256, |m| count_message(m, v), |_| {});
+    }
     let outside = Outside::of(input);
     let whole = |msgs| {
         run_over(
