@@ -175,7 +175,7 @@ pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Di
 }
 
 /// [`diff_range`], taking the facts already read in `ahead`.
-fn diff_range_with(
+pub fn diff_range_with(
     session: &Session,
     indices: &[usize],
     input: &TextIndex,

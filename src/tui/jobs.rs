@@ -194,11 +194,21 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
     };
     match job.work {
         Work::Plan(key) => {
-            let result = super::state::plan_of(&analysis, &key.0, &key.1, false);
-            let plan = result.as_ref().ok().map(|p| p.plan.clone());
+            // The summarized messages' facts are read while the plan is made (`diff::ahead`).
+            let (result, ahead) = crate::diff::ahead::while_planning(&analysis.session, || {
+                super::state::plan_of(&analysis, &key.0, &key.1, false)
+            });
+            // What the diff needs of the plan, taken before the plan is sent on (the plan
+            // itself, request and all, is not copied).
+            let wanted = result.as_ref().ok().map(|p| {
+                let input = crate::diff::summarizer_input(&p.plan);
+                (p.plan.split.summarized.clone(), input)
+            });
             send(Msg::Planned(key.clone(), Box::new(result)));
-            if let Some(plan) = plan.filter(|_| !cancel.is_cancelled()) {
-                let diff = crate::diff::diff(&analysis.session, &plan);
+            if let Some((range, input)) = wanted.filter(|_| !cancel.is_cancelled()) {
+                let index = crate::diff::TextIndex::new(input);
+                let diff =
+                    crate::diff::diff_range_with(&analysis.session, &range, &index, Some(&ahead));
                 send(Msg::Diffed(key, Box::new(diff)));
             }
         }

@@ -74,8 +74,16 @@ fn losses_and_evidence_survival_are_measured() {
 
     // The request moved into the index instead of copied: the same diff, from one message
     // or from several joined.
-    let moved = diff_moving(&a.session, &plan, plan.summarizer.clone());
+    let moved = diff_moving(&a.session, &plan, plan.summarizer.clone(), None);
     assert_eq!(format!("{moved:?}"), format!("{d:?}"));
+    // The facts read ahead while a plan is made, all or none of them: the same diff.
+    let (_, ahead) = ctxray::diff::ahead::while_planning(&a.session, || ());
+    let all = ctxray::diff::ahead::Ahead::new(&a.session);
+    all.read(&a.session);
+    for read in [ahead, all] {
+        let moved = diff_moving(&a.session, &plan, plan.summarizer.clone(), Some(&read));
+        assert_eq!(format!("{moved:?}"), format!("{d:?}"));
+    }
     let mut split = plan.clone();
     let whole = split.summarizer.pop().unwrap();
     let (head, tail) = whole.content.split_at(whole.content.len() / 2);
@@ -87,7 +95,7 @@ fn losses_and_evidence_survival_are_measured() {
                 content: content.to_string(),
             });
     }
-    let moved = diff_moving(&a.session, &split, split.summarizer.clone());
+    let moved = diff_moving(&a.session, &split, split.summarizer.clone(), None);
     assert_eq!(
         format!("{moved:?}"),
         format!("{:?}", diff(&a.session, &split))
