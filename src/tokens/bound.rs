@@ -11,16 +11,19 @@
 
 /// At most the number of tokens `text` has, under either encoding.
 pub fn at_least(text: &str) -> usize {
-    let mut places = 0;
+    places(text).filter(|&place| place).count()
+}
+
+/// For each character of `text`, whether it is a place the bound counts (a non-space, not
+/// `/`, right after a space), for a caller that needs the bound of several prefixes at once.
+pub fn places(text: &str) -> impl Iterator<Item = bool> + '_ {
     let mut after_space = false;
-    for c in text.chars() {
+    text.chars().map(move |c| {
         let space = c.is_whitespace();
-        if after_space && !space && c != '/' {
-            places += 1;
-        }
+        let place = after_space && !space && c != '/';
         after_space = space;
-    }
-    places
+        place
+    })
 }
 
 #[cfg(test)]

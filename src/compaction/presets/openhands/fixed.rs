@@ -208,7 +208,6 @@ impl Piece {
             Capped::Whole { text, len } => (text, text, *len),
             Capped::Ends { head, tail, len } => (head, tail, *len),
         };
-        let whole = matches!(self.capped, Capped::Whole { .. }).then(|| at_least(head));
         let keep_heads = caps.map(|cap| cap / 2);
         let head_places = places_before(head, &keep_heads);
         let tail_len = tail.chars().count();
@@ -216,6 +215,8 @@ impl Piece {
         let tail_starts = caps.map(|cap| tail_len.saturating_sub(cap - cap / 2) + 1);
         let tail_before = places_before(tail, &tail_starts);
         let tail_all = at_least(tail);
+        // A whole part is both head and tail.
+        let whole = matches!(self.capped, Capped::Whole { .. }).then_some(tail_all);
         let marker = at_least(MARKER);
         let mut out = [0; RETRIES + 1];
         for (r, &cap) in caps.iter().enumerate() {
@@ -237,19 +238,14 @@ fn places_before(text: &str, ends: &[usize; RETRIES + 1]) -> [usize; RETRIES + 1
     let mut next = order.iter().peekable();
     let mut out = [0; RETRIES + 1];
     let mut places = 0;
-    let mut after_space = false;
-    for (i, c) in text.chars().enumerate() {
+    for (i, place) in crate::tokens::bound::places(text).enumerate() {
         while let Some(&k) = next.next_if(|&&k| ends[k] == i) {
             out[k] = places;
         }
         if next.peek().is_none() {
             return out;
         }
-        let space = c.is_whitespace();
-        if after_space && !space && c != '/' {
-            places += 1;
-        }
-        after_space = space;
+        places += usize::from(place);
     }
     for &k in next {
         out[k] = places;
