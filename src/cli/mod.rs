@@ -544,12 +544,23 @@ fn planned(
     preset: &PresetArgs,
     common: &Common,
 ) -> anyhow::Result<(Analysis, crate::compaction::Plan)> {
+    let (analysis, sets) = analysed_for(source, preset, common)?;
+    let plan = plan_cmd::plan(&analysis, &preset.preset, &sets)?;
+    Ok((analysis, plan))
+}
+
+/// The session analysed for `preset`, and the settings to plan it with: the preset and its
+/// settings are checked before the session is read.
+fn analysed_for(
+    source: &str,
+    preset: &PresetArgs,
+    common: &Common,
+) -> anyhow::Result<(Analysis, Vec<String>)> {
     let found = crate::compaction::presets::find(&preset.preset)?;
     crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
     let analysis = analyse(source, common)?;
     let sets = demo_sets(&analysis, preset)?;
-    let plan = plan_cmd::plan(&analysis, &preset.preset, &sets)?;
-    Ok((analysis, plan))
+    Ok((analysis, sets))
 }
 
 /// The settings a command runs the preset under: those given, and with `--demo` the ones that
@@ -580,10 +591,7 @@ pub(crate) fn demo_sets(analysis: &Analysis, preset: &PresetArgs) -> anyhow::Res
 fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i32> {
     let format = common.output();
     format.check(output::Command::Diff)?;
-    let found = crate::compaction::presets::find(&preset.preset)?;
-    crate::compaction::Settings::resolve(found.name(), found.params(), &preset.sets)?;
-    let analysis = analyse(source, common)?;
-    let sets = demo_sets(&analysis, preset)?;
+    let (analysis, sets) = analysed_for(source, preset, common)?;
     // The summarized messages' facts are read while the plan is made (see `diff::ahead`).
     let (plan, ahead) = crate::diff::ahead::while_planning(&analysis.session, || {
         plan_cmd::plan(&analysis, &preset.preset, &sets)
