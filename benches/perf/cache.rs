@@ -67,7 +67,7 @@ pub fn cache(path: &Path, dir: &Path) {
 
 /// `ctxray report --json` with the cache in `cache_dir` (or none): wall, CPU, peak memory.
 fn report(path: &Path, cache_dir: &Path, name: &str, no_cache: bool) {
-    let mut cmd = Command::new("/usr/bin/time");
+    let mut cmd = Command::new(super::measure::gnu_time());
     cmd.args([
         "-f",
         "%e %U %S %M",
@@ -85,7 +85,7 @@ fn report(path: &Path, cache_dir: &Path, name: &str, no_cache: bool) {
         .stdout(Stdio::null())
         .output();
     let Ok(out) = out else {
-        println!("  report binary: /usr/bin/time not available");
+        println!("  report binary: GNU time not available (set CTXRAY_TIME)");
         return;
     };
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -273,17 +273,31 @@ fn plans(analysis: &Analysis, all: bool) {
     println!("{line}");
 }
 
+/// GNU `time`, which reports a child's peak memory: `CTXRAY_TIME` if set, else the first
+/// `time` on `PATH` (the shell's `time` is a keyword, not a program).
+pub fn gnu_time() -> std::path::PathBuf {
+    if let Some(given) = std::env::var_os("CTXRAY_TIME") {
+        return given.into();
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join("time"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| "time".into())
+}
+
 /// `ctxray report --json` as a user runs it the first time (no count cache): wall, CPU and peak
-/// memory (by /usr/bin/time).
+/// memory (by GNU `time`).
 fn report_binary(path: &Path, file_len: u64) {
     let bin = env!("CARGO_BIN_EXE_ctxray");
-    let out = std::process::Command::new("/usr/bin/time")
+    let out = std::process::Command::new(gnu_time())
         .args(["-f", "%e %U %S %M", bin, "report", "--json", "--no-cache"])
         .arg(path)
         .stdout(std::process::Stdio::null())
         .output();
     let Ok(out) = out else {
-        println!("  report binary: /usr/bin/time not available");
+        println!("  report binary: GNU time not available (set CTXRAY_TIME)");
         return;
     };
     let stderr = String::from_utf8_lossy(&out.stderr);

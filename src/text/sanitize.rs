@@ -109,7 +109,11 @@ pub fn clip(s: &str, width: usize) -> String {
         .char_indices()
         .nth(width + 1)
         .map_or(s, |(at, _)| &s[..at]);
-    let clean = inline(head);
+    cut(inline(head), width)
+}
+
+/// A sanitised field cut to `width` characters, the last of them `…` when it is longer.
+fn cut(clean: Cow<'_, str>, width: usize) -> String {
     if clean.chars().count() <= width {
         return clean.into_owned();
     }
@@ -125,13 +129,7 @@ mod tests {
 
     /// What `clip` was before it read only the head: the whole text sanitised, then cut.
     fn clip_whole(s: &str, width: usize) -> String {
-        let clean = inline(s);
-        if clean.chars().count() <= width {
-            return clean.into_owned();
-        }
-        let mut out: String = clean.chars().take(width.saturating_sub(1)).collect();
-        out.push('…');
-        out
+        cut(inline(s), width)
     }
 
     proptest! {
