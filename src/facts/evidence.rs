@@ -39,27 +39,57 @@ pub struct Evidence {
     pub text: String,
 }
 
-/// The patterns. Word boundaries are ASCII (`(?-u:\b)`: a letter outside ASCII does not make
-/// or break one), which keeps every search on the regex crate's DFA however much non-ASCII text
-/// a session holds; a Unicode boundary sent it to a far slower engine at the first such byte.
-fn patterns() -> &'static [(EvidenceKind, Regex)] {
-    static PATTERNS: OnceLock<Vec<(EvidenceKind, Regex)>> = OnceLock::new();
+const URL: &str = r"https?://[^\s'\x22<>)\]]+";
+const PATH: &str = r"(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}|(?-u:\b)[\w-]+(?:/[\w.-]+)+\.\w{1,5}(?-u:\b)|(?-u:\b)[\w-]+\.(?:rs|py|ts|tsx|js|jsx|json|jsonl|md|toml|ya?ml|txt|go|java|c|h|cc|cpp|hpp|sh|sql|html|css|lock|cfg|ini)(?-u:\b)";
+/// The number pattern (found by `scan::numbers`, the regex kept for runs outside ASCII).
+pub(super) const NUMBER: &str = r"(?-u:\b)\d[\d_,.]{2,}\d(?-u:\b)|(?-u:\b)\d{3,}(?-u:\b)";
+/// The identifier pattern, which `scan::identifiers` finds (its tests hold it to this).
+#[cfg(test)]
+pub(super) const IDENTIFIER: &str = r"(?-u:\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?-u:\b)|(?-u:\b)[a-z]+[A-Z][A-Za-z0-9]+(?-u:\b)|(?-u:\b)[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+(?-u:\b)";
+
+/// How one kind of fact is found.
+enum Finder {
+    Regex(Regex),
+    /// `scan::numbers`, with the number pattern for runs outside ASCII.
+    Numbers(regex_automata::meta::Regex),
+    /// `scan::identifiers`.
+    Identifiers,
+}
+
+impl Finder {
+    /// Calls `each` with the range of every match in `text`, in order.
+    fn each_match(&self, text: &str, mut each: impl FnMut(Range<usize>)) {
+        match self {
+            Finder::Regex(re) => re.find_iter(text).for_each(|m| each(m.range())),
+            Finder::Numbers(re) => super::scan::numbers(text, re, each),
+            Finder::Identifiers => super::scan::identifiers(text, each),
+        }
+    }
+}
+
+/// The patterns, in the order they take text. Word boundaries are ASCII (`(?-u:\b)`: a
+/// letter outside ASCII does not make or break one), which keeps every search on the regex
+/// crate's DFA however much non-ASCII text a session holds; a Unicode boundary sent it to a
+/// far slower engine at the first such byte. Numbers and identifiers are most of the matches
+/// and are found by a byte scan that finds what the regex finds (`scan`).
+fn patterns() -> &'static [(EvidenceKind, Finder)] {
+    static PATTERNS: OnceLock<Vec<(EvidenceKind, Finder)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
+        let regex = |p: &str| Regex::new(p).ok().map(Finder::Regex);
         let table = [
-            (EvidenceKind::Url, r"https?://[^\s'\x22<>)\]]+"),
+            (EvidenceKind::Url, regex(URL)),
+            (EvidenceKind::Path, regex(PATH)),
             (
-                EvidenceKind::Path,
-                r"(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}|(?-u:\b)[\w-]+(?:/[\w.-]+)+\.\w{1,5}(?-u:\b)|(?-u:\b)[\w-]+\.(?:rs|py|ts|tsx|js|jsx|json|jsonl|md|toml|ya?ml|txt|go|java|c|h|cc|cpp|hpp|sh|sql|html|css|lock|cfg|ini)(?-u:\b)",
+                EvidenceKind::Number,
+                regex_automata::meta::Regex::new(NUMBER)
+                    .ok()
+                    .map(Finder::Numbers),
             ),
-            (EvidenceKind::Number, r"(?-u:\b)\d[\d_,.]{2,}\d(?-u:\b)|(?-u:\b)\d{3,}(?-u:\b)"),
-            (
-                EvidenceKind::Identifier,
-                r"(?-u:\b)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?-u:\b)|(?-u:\b)[a-z]+[A-Z][A-Za-z0-9]+(?-u:\b)|(?-u:\b)[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+(?-u:\b)",
-            ),
+            (EvidenceKind::Identifier, Some(Finder::Identifiers)),
         ];
         table
-            .iter()
-            .filter_map(|(k, p)| Regex::new(p).ok().map(|r| (*k, r)))
+            .into_iter()
+            .filter_map(|(k, f)| Some((k, f?)))
             .collect()
     })
 }
@@ -77,26 +107,25 @@ pub fn extract_at(text: &str) -> Vec<(usize, Evidence)> {
     let mut found: Vec<(usize, EvidenceKind, &str)> = Vec::new();
     // The ranges taken so far, sorted and disjoint.
     let mut taken: Vec<Range<usize>> = Vec::new();
-    for (kind, re) in patterns() {
+    for (kind, finder) in patterns() {
         let mut fresh: Vec<Range<usize>> = Vec::new();
         let mut t = 0;
-        for m in re.find_iter(text) {
-            let r = m.range();
+        finder.each_match(text, |r| {
             // Matches come in order and do not overlap: the taken ranges ending before this
             // one end before every later one too.
             while taken.get(t).is_some_and(|x| x.end <= r.start) {
                 t += 1;
             }
             if taken.get(t).is_some_and(|x| x.start < r.end) {
-                continue;
+                return;
             }
-            let item = m.as_str().trim_end_matches(['.', ',', ':', ';']);
+            let item = text[r.clone()].trim_end_matches(['.', ',', ':', ';']);
             if item.len() < 3 {
-                continue;
+                return;
             }
-            fresh.push(r.clone());
             found.push((r.start, *kind, item));
-        }
+            fresh.push(r);
+        });
         taken = merged(taken, fresh);
     }
     found.sort_by_key(|&(at, _, _)| at);
@@ -199,12 +228,25 @@ mod tests {
         );
     }
 
-    /// The extraction as it was first written (every match against every taken range, every
-    /// item against every kept one): the linear one must agree with it.
+    /// Every pattern as a regex, in order.
+    fn regexes() -> Vec<(EvidenceKind, Regex)> {
+        [
+            (EvidenceKind::Url, URL),
+            (EvidenceKind::Path, PATH),
+            (EvidenceKind::Number, NUMBER),
+            (EvidenceKind::Identifier, IDENTIFIER),
+        ]
+        .into_iter()
+        .map(|(k, p)| (k, Regex::new(p).unwrap()))
+        .collect()
+    }
+
+    /// The extraction as it was first written (every regex match against every taken range,
+    /// every item against every kept one): the linear one, with its scans, must agree with it.
     fn quadratic_extract(text: &str) -> Vec<Evidence> {
         let mut found: Vec<(usize, Evidence)> = Vec::new();
         let mut taken: Vec<Range<usize>> = Vec::new();
-        for (kind, re) in patterns() {
+        for (kind, re) in regexes() {
             for m in re.find_iter(text) {
                 let r = m.range();
                 if taken.iter().any(|t| t.start < r.end && r.start < t.end) {
@@ -216,7 +258,7 @@ mod tests {
                 }
                 taken.push(r.clone());
                 let text = item.to_string();
-                found.push((r.start, Evidence { kind: *kind, text }));
+                found.push((r.start, Evidence { kind, text }));
             }
         }
         found.sort_by_key(|(at, _)| *at);
