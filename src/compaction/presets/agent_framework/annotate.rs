@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::estimate::count_message;
 use super::groups::{group_messages, walk_pairs, GroupKind};
-use super::model::{get, truthy, AfMsg, EXCLUDED, GROUP};
+use super::model::{get, truthy, AfMsg, Group, EXCLUDED, GROUP};
 use super::settled::Outside;
 use super::Version;
 
@@ -61,16 +61,31 @@ fn valid(m: &AfMsg) -> Option<Read<'_>> {
     })
 }
 
+/// The valid annotation's id, kind and index, read once per message (the list's walks ask
+/// for them again and again).
+fn group(m: &AfMsg) -> Option<&Group> {
+    m.known
+        .group
+        .get_or_init(|| {
+            valid(m).map(|a| Group {
+                id: a.id.into(),
+                kind: a.kind,
+                index: a.index.as_i64(),
+            })
+        })
+        .as_ref()
+}
+
 pub fn group_id(m: &AfMsg) -> Option<&str> {
-    Some(valid(m)?.id)
+    group(m).map(|g| &*g.id)
 }
 
 pub fn group_kind(m: &AfMsg) -> Option<GroupKind> {
-    Some(valid(m)?.kind)
+    group(m).map(|g| g.kind)
 }
 
 pub fn group_index(m: &AfMsg) -> Option<i64> {
-    valid(m)?.index.as_i64()
+    group(m)?.index
 }
 
 fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
@@ -313,8 +328,8 @@ pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
     // A valid annotation has both an id and a kind: the three maps gain a group together,
     // at its first member.
     for (i, m) in msgs.iter().enumerate() {
-        let Some(a) = valid(m) else { continue };
-        match g.members.get_mut(a.id) {
+        let Some(a) = group(m) else { continue };
+        match g.members.get_mut(&*a.id) {
             Some(members) => members.push(i),
             None => {
                 g.members.insert(a.id.to_string(), vec![i]);
@@ -349,9 +364,9 @@ pub fn included_group_ids(msgs: &[AfMsg], ordered: &[String], g: &GroupMaps) -> 
 pub fn count_included_groups(msgs: &[AfMsg], keep: impl Fn(GroupKind) -> bool) -> usize {
     let mut groups: HashMap<&str, (GroupKind, bool)> = HashMap::with_capacity(msgs.len());
     for m in msgs {
-        let Some(a) = valid(m) else { continue };
-        let group = groups.entry(a.id).or_insert((a.kind, false));
-        group.1 |= !m.excluded();
+        let Some(a) = group(m) else { continue };
+        let entry = groups.entry(&*a.id).or_insert((a.kind, false));
+        entry.1 |= !m.excluded();
     }
     groups
         .values()
@@ -366,8 +381,8 @@ pub fn included_members(msgs: &[AfMsg], keep: impl Fn(GroupKind) -> bool) -> usi
     let mut kinds: HashMap<&str, GroupKind> = HashMap::with_capacity(msgs.len());
     let mut n = 0;
     for m in msgs {
-        let Some(a) = valid(m) else { continue };
-        let kind = *kinds.entry(a.id).or_insert(a.kind);
+        let Some(a) = group(m) else { continue };
+        let kind = *kinds.entry(&*a.id).or_insert(a.kind);
         if !m.excluded() && keep(kind) {
             n += 1;
         }

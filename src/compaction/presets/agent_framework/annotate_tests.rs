@@ -114,6 +114,7 @@ fn message(rng: &mut Lcg) -> AfMsg {
         props: props.into(),
         extra: Map::new(),
         origin: None,
+        known: Default::default(),
     }
 }
 

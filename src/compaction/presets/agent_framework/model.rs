@@ -37,12 +37,35 @@ pub struct AfMsg {
     pub extra: Map<String, Value>,
     /// The session message this stands for; `None` for messages compaction inserted.
     pub origin: Option<usize>,
+    /// What was read of the properties so far; forgotten when they are written
+    /// (`props_mut`).
+    pub known: Known,
+}
+
+/// What the framework's walks ask of a message's properties again and again, read once.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// The valid `_group` annotation's id, kind and index, as `annotate` reads them.
+    pub group: OnceLock<Option<Group>>,
+    excluded: OnceLock<bool>,
+}
+
+/// See `Known::group`.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub id: Box<str>,
+    pub kind: super::groups::GroupKind,
+    /// The index, if it fits an `i64`.
+    pub index: Option<i64>,
 }
 
 impl AfMsg {
     /// `additional_properties.get("_excluded", False)`, Python-truthy.
     pub fn excluded(&self) -> bool {
-        get(&self.props, EXCLUDED).is_some_and(truthy)
+        *self
+            .known
+            .excluded
+            .get_or_init(|| get(&self.props, EXCLUDED).is_some_and(truthy))
     }
 
     /// The id if set and non-empty (`if message.message_id`).
@@ -73,6 +96,7 @@ impl AfMsg {
             props: Arc::new(props),
             extra: Map::new(),
             origin: None,
+            known: Known::default(),
         }
     }
 
@@ -85,6 +109,7 @@ impl AfMsg {
 
     /// The properties to write to, copied first if another copy of the message shares them.
     pub fn props_mut(&mut self) -> &mut Map<String, Value> {
+        self.known = Known::default();
         Arc::make_mut(&mut self.props)
     }
 
@@ -288,6 +313,7 @@ fn from_record(record: &Value, origin: usize) -> Option<AfMsg> {
         ),
         extra,
         origin: Some(origin),
+        known: Known::default(),
     })
 }
 
@@ -317,6 +343,7 @@ fn from_model(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
         props: Arc::default(),
         extra: Map::new(),
         origin: None,
+        known: Known::default(),
     };
     let mut msg = match parsed {
         Some(p) => p.get_or_make(model_key(m), make).as_ref().clone(),

@@ -66,6 +66,7 @@ fn msg(role: &str, id: Option<String>, contents: Vec<Value>) -> AfMsg {
         props: Map::new().into(),
         extra: Map::new(),
         origin: None,
+        known: Default::default(),
     }
 }
 
