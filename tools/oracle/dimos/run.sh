@@ -8,7 +8,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="${DIMOS_ORACLE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ctxray-dimos-oracle-venv}"
 PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
-  for c in "$HOME/.pyenv/versions/3.12.1/bin/python" python3.12 python3; do
+  for c in python3.12 python3; do
     if "$c" -c 'import sys; assert sys.version_info >= (3, 10)' >/dev/null 2>&1; then PY="$c"; break; fi
   done
 fi

@@ -4,10 +4,10 @@
 # requirements as run.sh. Extra args are case function names (e.g. c_long_turns).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-VENV="${HERMES_ORACLE_VENV:-/tmp/ctxray-hermes-oracle-venv}"
+VENV="${HERMES_ORACLE_VENV:-${TMPDIR:-/tmp}/ctxray-hermes-oracle-venv}"
 PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
-  for c in "$HOME/.pyenv/versions/3.12.1/bin/python" python3.12 python3; do
+  for c in python3.12 python3; do
     if command -v "$c" >/dev/null 2>&1; then PY="$c"; break; fi
   done
 fi

@@ -3,10 +3,10 @@
 # Usage: tools/oracle/openhands/run.sh [--out DIR] [--only CASE...]
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VENV="${OH_ORACLE_VENV:-/tmp/ctxray-oracle-openhands-venv}"
+VENV="${OH_ORACLE_VENV:-${TMPDIR:-/tmp}/ctxray-oracle-openhands-venv}"
 PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
-  for c in "$HOME/.pyenv/versions/3.12.1/bin/python" python3.12 python3; do
+  for c in python3.12 python3; do
     if command -v "$c" >/dev/null 2>&1; then PY="$c"; break; fi
   done
 fi
