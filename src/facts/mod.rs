@@ -2,9 +2,10 @@
 //! whether it did.
 //!
 //! Owns: `evidence` (file paths, commands, URLs, numbers, identifiers, call ids extracted with
-//! fixed patterns, two of them by a byte scan: `scan`) and `index` (a text indexed once, answering exactly whether a string occurs
-//! in it, in time linear in the text and the strings asked). Must not: know of messages, plans
-//! or presets: the diff, the compaction's outcome and the replay ask the questions.
+//! fixed patterns, two of them by a byte scan: `scan`) and `index` (a text indexed once,
+//! answering exactly whether a string occurs in it, in time linear in the text and the strings
+//! asked). Must not: know of messages, plans or presets: the diff, the compaction's outcome
+//! and the replay ask the questions.
 
 pub mod evidence;
 pub mod index;

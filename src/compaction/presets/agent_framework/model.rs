@@ -31,7 +31,8 @@ pub struct AfMsg {
     pub role: String,
     pub id: Option<String>,
     pub contents: Arc<Contents>,
-    /// Shared between copies until one of them writes (`props_mut`).
+    /// Shared between copies until one of them writes. Written only through `props_mut`,
+    /// which forgets what `known` read of them.
     pub props: Arc<Map<String, Value>>,
     /// The record's other fields (`author_name` …), written back as they came.
     pub extra: Map<String, Value>,
