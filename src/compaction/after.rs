@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::apply;
 use super::plan::Plan;
 use crate::formats::common::Loaded;
-use crate::session::{Format, Session};
+use crate::session::{Format, Message, Session};
 
 /// A compacted history.
 #[derive(Debug, Clone)]
@@ -118,6 +118,38 @@ pub(super) fn read(
     Ok(After {
         session,
         history,
+        format: Some(format),
+        persisted: None,
+        carried: None,
+    })
+}
+
+/// The `After` of a framework's list already read record by record: `messages`, each what
+/// `format`'s parser makes of its record at that place of the list, with no raw record. The
+/// session is the one `read` gives for that list when it writes no bytes; no document of the
+/// list is made (`history` is null), which only a replay, that reads the session alone, asks
+/// for. `None` when every message holds only opaque parts: `read` would also check how sure
+/// that read is, so the list is read whole.
+pub fn of_messages(base: &Session, format: Format, messages: Vec<Message>) -> Option<After> {
+    let n = messages.len();
+    let mut session = Session::new(format, base.source.path.clone(), Default::default());
+    session.source.records = n;
+    session.source.record_indices = (0..n).collect();
+    for m in messages {
+        session.push(m);
+    }
+    if crate::formats::uncertain::is_uncertain(&session) {
+        return None;
+    }
+    session.id = base.id.clone();
+    session.title = base.title.clone();
+    if session.model.is_none() {
+        session.model = base.model.clone();
+    }
+    session.reported_window = base.reported_window;
+    Some(After {
+        session,
+        history: Value::Null,
         format: Some(format),
         persisted: None,
         carried: None,

@@ -92,19 +92,26 @@ fn both(
     let summary = Some("the earlier turns, summarized");
     let ac = p.compacted(&carried, &pc, summary);
     let af = p.compacted(&full, &pf, summary);
-    let (lc, lf) = (ac.history.as_array(), af.history.as_array());
-    let (lc, lf) = (
-        lc.map_or(&[][..], Vec::as_slice),
-        lf.map_or(&[][..], Vec::as_slice),
-    );
-    assert_eq!(lc.len(), lf.len(), "{what}: compacted list length");
-    if let Some(i) = (0..lc.len()).find(|&i| lc[i] != lf[i]) {
-        panic!(
-            "{what}: compacted list differs at {i}: {} vs {}",
-            lc[i], lf[i]
+    // A replay of a source of another format reads the list back message by message and
+    // keeps no document of it (`after::of_messages`): its messages are compared below.
+    let documented = !(ac.history.is_null() && session.format != Format::AGENT_FRAMEWORK);
+    if documented {
+        let (lc, lf) = (ac.history.as_array(), af.history.as_array());
+        let (lc, lf) = (
+            lc.map_or(&[][..], Vec::as_slice),
+            lf.map_or(&[][..], Vec::as_slice),
         );
+        assert_eq!(lc.len(), lf.len(), "{what}: compacted list length");
+        if let Some(i) = (0..lc.len()).find(|&i| lc[i] != lf[i]) {
+            panic!(
+                "{what}: compacted list differs at {i}: {} vs {}",
+                lc[i], lf[i]
+            );
+        }
+        assert_eq!(ac.history, af.history, "{what}: compacted list");
+    } else {
+        assert!(af.history.is_array(), "{what}: the full path's document");
     }
-    assert_eq!(ac.history, af.history, "{what}: compacted list");
     // As a replay holds them: a replay's read-back of a list of another format than the
     // source's has no raw records to drop (`after::read_back`).
     let (hc, hf) = (

@@ -112,17 +112,21 @@ fn role_name(v: &Value) -> Option<&str> {
 }
 
 fn push_record(session: &mut Session, item: &Item<'_>) {
-    let v = item.value;
+    session.push(message_of(item.value, item.index, item.range()));
+}
+
+/// The message of one record at `index` of the list (its raw record at `range`): what
+/// `parse` pushes for it.
+pub fn message_of(v: &Value, index: usize, range: Option<std::ops::Range<usize>>) -> Message {
     if is_message(v) && is_excluded(v) {
-        let mut msg = Message::new(Role::Event, item.index);
+        let mut msg = Message::new(Role::Event, index);
         msg.parts.push(Part::Opaque {
             kind: EXCLUDED_KIND.to_string(),
             raw: to_json(v),
         });
         msg.id = str_at(v, "message_id").map(str::to_string);
-        msg.raw = item.range();
-        session.push(msg);
-        return;
+        msg.raw = range;
+        return msg;
     }
     let role = role_name(v).and_then(Role::parse).filter(|_| is_message(v));
     let Some(role) = role else {
@@ -130,14 +134,13 @@ fn push_record(session: &mut Session, item: &Item<'_>) {
             true => role_name(v).unwrap_or("message"),
             false => str_at(v, "type").unwrap_or("unknown"),
         };
-        let mut msg = Message::new(Role::Event, item.index);
+        let mut msg = Message::new(Role::Event, index);
         msg.parts.push(opaque(kind, v));
-        msg.raw = item.range();
-        session.push(msg);
-        return;
+        msg.raw = range;
+        return msg;
     };
-    let mut msg = Message::new(role, item.index);
-    msg.raw = item.range();
+    let mut msg = Message::new(role, index);
+    msg.raw = range;
     msg.id = str_at(v, "message_id").map(str::to_string);
     let contents = v.get("contents").and_then(Value::as_array);
     for (n, c) in contents.into_iter().flatten().enumerate() {
@@ -145,7 +148,7 @@ fn push_record(session: &mut Session, item: &Item<'_>) {
             msg.usage = c.get("usage_details").and_then(usage);
             continue;
         }
-        msg.parts.push(content_part(c, item.index, n));
+        msg.parts.push(content_part(c, index, n));
     }
     if inserted_by_compaction(v) {
         for part in &mut msg.parts {
@@ -160,7 +163,7 @@ fn push_record(session: &mut Session, item: &Item<'_>) {
     if only_results {
         msg.role = Role::Tool;
     }
-    session.push(msg);
+    msg
 }
 
 fn content_part(c: &Value, index: usize, n: usize) -> Part {

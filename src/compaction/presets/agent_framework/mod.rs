@@ -25,6 +25,7 @@ mod offline;
 mod params;
 mod pyjson;
 mod quiet;
+mod readback;
 mod render;
 mod run;
 mod settled;
