@@ -16,6 +16,17 @@ use super::Version;
 
 const BASIS: i64 = 2;
 
+/// The annotation fields the framework knows, in the order it writes them (1.17: the first
+/// five).
+const KNOWN: &[&str] = &[
+    "id",
+    "kind",
+    "index",
+    "has_reasoning",
+    "token_count",
+    "token_count_basis",
+];
+
 fn raw(m: &AfMsg) -> Option<&Map<String, Value>> {
     get(&m.props, GROUP).and_then(Value::as_object)
 }
@@ -118,14 +129,6 @@ fn write_annotation(
     reasoning: bool,
     v: Version,
 ) {
-    const KNOWN: &[&str] = &[
-        "id",
-        "kind",
-        "index",
-        "has_reasoning",
-        "token_count",
-        "token_count_basis",
-    ];
     let mut token_count = Value::Null;
     let mut unknown = Map::new();
     if let Some(a) = raw(m) {
@@ -143,24 +146,37 @@ fn write_annotation(
             }
         }
     }
-    let mut a = Map::new();
-    a.insert("id".into(), json!(id));
-    a.insert("kind".into(), json!(kind.as_str()));
-    a.insert("index".into(), json!(index));
-    a.insert("has_reasoning".into(), json!(reasoning));
-    if v == Version::V1_23 {
-        let basis = if token_count.is_null() {
-            Value::Null
-        } else {
-            json!(BASIS)
-        };
-        a.insert("token_count".into(), token_count);
-        a.insert("token_count_basis".into(), basis);
-    } else {
-        a.insert("token_count".into(), token_count);
+    // The fields in the order the framework writes them, filled into a copy of an empty
+    // annotation: a copy reuses the keys' table, where inserting hashes each key again.
+    let mut a = empty_annotation(v).clone();
+    let basis = match v {
+        Version::V1_23 if !token_count.is_null() => json!(BASIS),
+        _ => Value::Null,
+    };
+    let values = [
+        json!(id),
+        json!(kind.as_str()),
+        json!(index),
+        json!(reasoning),
+        token_count,
+        basis,
+    ];
+    for (slot, value) in a.values_mut().zip(values) {
+        *slot = value;
     }
     a.extend(unknown);
     m.props_mut().insert(GROUP.into(), Value::Object(a));
+}
+
+/// An annotation's known fields, in the order `write_annotation` writes them, all null.
+fn empty_annotation(v: Version) -> &'static Map<String, Value> {
+    static V1_23: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    static V1_17: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let (cell, keys) = match v {
+        Version::V1_23 => (&V1_23, KNOWN),
+        Version::V1_17 => (&V1_17, &KNOWN[..5]),
+    };
+    cell.get_or_init(|| keys.iter().map(|k| (k.to_string(), Value::Null)).collect())
 }
 
 /// `_ordered_group_ids_from_annotations`.
