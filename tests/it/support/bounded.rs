@@ -2,7 +2,11 @@
 //!
 //! A hung child is killed at the deadline and reported as timed out (no timed assertion: the
 //! deadline only keeps a hang from stalling the suite). The child is reaped with `wait4`, so its
-//! own peak resident set is known, not the test process's.
+//! own peak resident set is known, not the test process's — except that Linux counts in it the
+//! high-water mark of the memory the child held before it ran the binary, which is the test
+//! process's own (a child is a copy of its parent until `exec`). When the reaped peak is no more
+//! than the test process's, the child's high-water mark as `/proc` showed it while it ran is
+//! taken instead.
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -120,6 +124,10 @@ fn finish(mut child: Child, deadline: Duration) -> Run {
     let out = drain(child.stdout.take().expect("stdout piped"));
     let err = drain(child.stderr.take().expect("stderr piped"));
     let pid = child.id() as libc::pid_t;
+    // At least what the child inherited: the binary has started (`spawn` returns after `exec`).
+    let inherited = own_peak();
+    let mut watched = 0u64;
+    let mut pause = Duration::from_millis(1);
     let start = Instant::now();
     let mut timed_out = false;
     let mut status: libc::c_int = 0;
@@ -132,12 +140,15 @@ fn finish(mut child: Child, deadline: Duration) -> Run {
             break;
         }
         assert!(done == 0, "wait4 failed");
+        watched = watched.max(high_water(pid).unwrap_or(0));
         if start.elapsed() > deadline && !timed_out {
             timed_out = true;
             let _ = child.kill();
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(10));
     }
+    let reaped = usage.ru_maxrss.max(0) as u64 * 1024;
     let exited = libc::WIFEXITED(status);
     Run {
         code: exited.then(|| libc::WEXITSTATUS(status)),
@@ -145,6 +156,29 @@ fn finish(mut child: Child, deadline: Duration) -> Run {
         timed_out,
         stdout: out.join().unwrap_or_default(),
         stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
-        peak_rss: usage.ru_maxrss.max(0) as u64 * 1024,
+        peak_rss: if reaped > inherited || watched == 0 {
+            reaped
+        } else {
+            watched
+        },
     }
+}
+
+/// The test process's own peak resident set, in bytes.
+fn own_peak() -> u64 {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct, filled by the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is to a live local.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return u64::MAX;
+    }
+    usage.ru_maxrss.max(0) as u64 * 1024
+}
+
+/// A running process's high-water resident set (`VmHWM`), in bytes.
+fn high_water(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
