@@ -4,7 +4,8 @@
 //! Owns: `After` (the framework's JSON of the compacted history, the format ctxray reads that
 //! JSON as, and the common-model session parsed from it), building one from a framework's
 //! records (serialise, then parse with ctxray's own parser, so what is shown, counted and
-//! planned again is exactly what the framework would hand back), and the generic `After` of
+//! planned again is exactly what the framework would hand back) or from its records already
+//! read one by one (a replay's, which needs no document), and the generic `After` of
 //! presets whose framework keeps no history of its own shape (the kept messages around the
 //! summary, as OpenAI chat dicts), and `Carried`, what a preset keeps of messages its framework
 //! still holds but a replay's history leaves out. Must not: call a summarizer, count tokens or

@@ -3,7 +3,8 @@
 //! with their `_excluded` / `_exclude_reason` flags, `_group` annotations as the run leaves them,
 //! inserted summaries and `[Tool results: …]` messages in place — and that list read back with
 //! ctxray's `agent-framework` parser. A replay's history leaves out the excluded messages no
-//! later run reads (`settled`).
+//! later run reads (`settled`), and reads each message once while the framework keeps it
+//! (`readback`).
 //!
 //! Owns: turning a run into an `After`. Must not: decide anything the run did not.
 
