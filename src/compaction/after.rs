@@ -110,19 +110,25 @@ pub(super) fn read(
         }
     };
     session.source.path = base.source.path.clone();
+    Ok(read_back(base, session, history, format))
+}
+
+/// The `After` of `session`, a history read back as `format`, with `base`'s id, title,
+/// model (unless the history names one) and window.
+fn read_back(base: &Session, mut session: Session, history: Value, format: Format) -> After {
     session.id = base.id.clone();
     session.title = base.title.clone();
     if session.model.is_none() {
         session.model = base.model.clone();
     }
     session.reported_window = base.reported_window;
-    Ok(After {
+    After {
         session,
         history,
         format: Some(format),
         persisted: None,
         carried: None,
-    })
+    }
 }
 
 /// The `After` of a framework's list already read record by record: `messages`, each what
@@ -142,19 +148,7 @@ pub fn of_messages(base: &Session, format: Format, messages: Vec<Message>) -> Op
     if crate::formats::uncertain::is_uncertain(&session) {
         return None;
     }
-    session.id = base.id.clone();
-    session.title = base.title.clone();
-    if session.model.is_none() {
-        session.model = base.model.clone();
-    }
-    session.reported_window = base.reported_window;
-    Some(After {
-        session,
-        history: Value::Null,
-        format: Some(format),
-        persisted: None,
-        carried: None,
-    })
+    Some(read_back(base, session, Value::Null, format))
 }
 
 /// The `After` of a framework that persists its history as JSONL `bytes` of `format` (Claude

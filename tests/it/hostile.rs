@@ -310,6 +310,25 @@ fn write_big_line_session(path: &Path, size: usize) {
     f.flush().expect("flush");
 }
 
+/// A child's peak is its own, not the test process's: Linux hands a parent's high-water mark
+/// to its child through `exec`, and tests that hold large sessions run beside these ones.
+#[test]
+fn a_child_s_peak_memory_is_its_own_not_the_test_process_s() {
+    let held = vec![1u8; 300 << 20];
+    let touched: u64 = held.iter().step_by(4096).map(|&b| u64::from(b)).sum();
+    assert_eq!(touched, (300 << 20) / 4096);
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/samples/claude-code-demo.jsonl");
+    let run = bounded::run(&["report".to_string(), arg(&path), "--json".into()], BIG);
+    run.json("report of the demo");
+    assert!(
+        run.peak_rss < 200 << 20 && run.peak_rss > 4 << 20,
+        "report of a small session peaked at {} MB beside a test process holding 300 MB",
+        run.peak_rss >> 20
+    );
+    drop(held);
+}
+
 #[test]
 fn a_line_of_50_mb_is_read_and_memory_stays_bounded() {
     let dir = tempfile::tempdir().expect("temp dir");

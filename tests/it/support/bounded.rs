@@ -5,8 +5,8 @@
 //! own peak resident set is known, not the test process's — except that Linux counts in it the
 //! high-water mark of the memory the child held before it ran the binary, which is the test
 //! process's own (a child is a copy of its parent until `exec`). When the reaped peak is no more
-//! than the test process's, the child's high-water mark as `/proc` showed it while it ran is
-//! taken instead.
+//! than the test process's, the child's high-water mark as the process table (`procfs`) showed
+//! it while it ran is taken instead.
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -177,8 +177,14 @@ fn own_peak() -> u64 {
 
 /// A running process's high-water resident set (`VmHWM`), in bytes.
 fn high_water(pid: libc::pid_t) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let status = std::fs::read_to_string(procfs().join(pid.to_string()).join("status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Where the process table is mounted: Linux's `/proc`, or the directory `CTXRAY_TEST_PROCFS`
+/// names.
+fn procfs() -> std::path::PathBuf {
+    std::env::var_os("CTXRAY_TEST_PROCFS").map_or_else(|| "/proc".into(), Into::into)
 }
