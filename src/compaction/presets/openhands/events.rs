@@ -29,12 +29,13 @@ impl Record {
 
 /// All records of the session in order. A `Condensation` is applied only where the session
 /// holds it as one of its compactions (a `condensation` mark): a replay's history holds none
-/// of the file's own (the preset's are replayed instead).
-pub fn records(session: &Session) -> Vec<Record> {
+/// of the file's own (the preset's are replayed instead). `every_core`: synthesized records
+/// are made on every core (a single plan; a replay's other core is busy).
+pub fn records(session: &Session, every_core: bool) -> Vec<Record> {
     if session.format == Format::OPENHANDS {
         raw_records(session)
     } else {
-        synthesized(session)
+        synthesized(session, every_core)
     }
 }
 
@@ -152,22 +153,27 @@ fn attach_batches(records: &mut [Record]) {
 }
 
 /// OpenHands-shaped events built from the common model (any format but OpenHands' own).
-fn synthesized(session: &Session) -> Vec<Record> {
+fn synthesized(session: &Session, every_core: bool) -> Vec<Record> {
     let names: HashMap<&str, &str> = session
         .messages
         .iter()
         .flat_map(Message::client_calls)
         .collect();
-    let mut out = Vec::new();
-    for m in &session.messages {
-        for value in synth_message(m, &names) {
-            out.push(Record {
+    let each = |m: &Message| -> Vec<Record> {
+        synth_message(m, &names)
+            .into_iter()
+            .map(|value| Record {
                 value,
                 msg: Some(m.index),
-            });
-        }
-    }
-    out
+            })
+            .collect()
+    };
+    let per_message: Vec<Vec<Record>> = if every_core {
+        crate::par::map(&session.messages, 256, each, |_| {})
+    } else {
+        session.messages.iter().map(each).collect()
+    };
+    per_message.into_iter().flatten().collect()
 }
 
 pub(super) fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {

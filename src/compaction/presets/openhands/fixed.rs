@@ -30,18 +30,32 @@ pub fn summarizer(
     input: &PlanInput,
 ) -> (Vec<PromptMessage>, Vec<Finding>) {
     let window = usize::try_from(input.window).unwrap_or(usize::MAX);
-    let pieces: Vec<Piece> = forgotten.iter().map(|e| piece(records, e)).collect();
     let caps = caps();
+    // Each event's piece and its bounds, on every core for a single plan (a replay's other
+    // core is busy); an event's piece needs no other event.
+    let each = |e: &Ev| {
+        let p = piece(records, e);
+        let b = p.bounds(&caps);
+        (p, b)
+    };
+    let single = input.parsed.is_none();
+    let (pieces, each_bounds): (Vec<Piece>, Vec<[usize; RETRIES + 1]>) = if single {
+        crate::par::map(forgotten, 256, each, |_| {})
+            .into_iter()
+            .unzip()
+    } else {
+        forgotten.iter().map(each).unzip()
+    };
     // A lower bound on the request's tokens at each cap, read once from the pieces: each
     // event's text is a part of the user message, and the bound of a text is at least the sum
     // of its parts' (`bound`).
     let mut bounds = [at_least(super::consts::SUMMARIZING_SYSTEM) + 2 * 4 + 3; RETRIES + 1];
-    for p in &pieces {
-        for (total, b) in bounds.iter_mut().zip(p.bounds(&caps)) {
+    for b in &each_bounds {
+        for (total, b) in bounds.iter_mut().zip(b) {
             *total += b;
         }
     }
-    let at = |cap: usize| -> (Vec<String>, Vec<usize>) { pieces.iter().map(|p| p.at(cap)).unzip() };
+    let at = |cap: usize| -> (String, Vec<usize>) { user_at(&pieces, cap) };
     // Over the window when the bound says so already; built and counted only near it. The
     // bound never exceeds the count, so the answer is the count's.
     let mut built = None;
@@ -49,9 +63,10 @@ pub fn summarizer(
         if bounds[retries] > window {
             return true;
         }
-        let (strings, cut) = at(caps[retries]);
-        let over = tokens(&request(&strings), input) > window;
-        built = Some((retries, strings, cut));
+        let (user, cut) = at(caps[retries]);
+        let request = super::prompt(user);
+        let over = tokens(&request, input) > window;
+        built = Some((retries, request, cut));
         over
     };
     let mut retries = 0;
@@ -59,11 +74,13 @@ pub fn summarizer(
         retries += 1;
     }
     let cap = caps[retries];
-    let (strings, cut) = match built {
-        Some((r, strings, cut)) if r == retries => (strings, cut),
-        _ => at(cap),
+    let (messages, cut) = match built {
+        Some((r, request, cut)) if r == retries => (request, cut),
+        _ => {
+            let (user, cut) = at(cap);
+            (super::prompt(user), cut)
+        }
     };
-    let messages = request(&strings);
     let findings = findings(records, forgotten, &cut, cap, retries, window, || {
         tokens(&messages, input)
     });
@@ -135,8 +152,16 @@ fn caps() -> [usize; RETRIES + 1] {
     caps
 }
 
-fn request(strings: &[String]) -> Vec<PromptMessage> {
-    super::prompt(super::events_prompt(strings))
+/// The events prompt of `pieces` at `cap`, written in one string, and the characters cut
+/// from each piece.
+fn user_at(pieces: &[Piece], cap: usize) -> (String, Vec<usize>) {
+    let len = pieces.iter().map(|p| p.len_at(cap)).sum();
+    let mut prompt = super::EventsPrompt::with_capacity(len);
+    let cut = pieces
+        .iter()
+        .map(|p| prompt.event(|out| p.write_at(cap, out)))
+        .collect();
+    (prompt.finish(), cut)
 }
 
 /// One event as the summarizer is shown it at any cap up to [`CAP`]: the text before its
@@ -180,22 +205,42 @@ impl Piece {
 
     /// The event's text with its part cut to head and tail within `cap` characters (at
     /// most [`CAP`]), and how many characters were cut.
+    #[cfg(test)]
     fn at(&self, cap: usize) -> (String, usize) {
+        let mut out = String::new();
+        let cut = self.write_at(cap, &mut out);
+        (out, cut)
+    }
+
+    /// [`Piece::at`] written at the end of `out`; the characters cut.
+    fn write_at(&self, cap: usize, out: &mut String) -> usize {
+        out.push_str(&self.before);
         let (head, tail, len) = match &self.capped {
-            Capped::Nothing => return (self.before.clone(), 0),
+            Capped::Nothing => return 0,
             Capped::Whole { text, len } if *len <= cap => {
-                return (format!("{}{text}", self.before), 0);
+                out.push_str(text);
+                return 0;
             }
             Capped::Whole { text, len } => (text, text, *len),
             Capped::Ends { head, tail, len } => (head, tail, *len),
         };
         let keep_head = cap / 2;
         let keep_tail = cap - keep_head;
-        let mut out = self.before.clone();
         out.extend(head.chars().take(keep_head));
         out.push_str(MARKER);
         out.push_str(last_chars(tail, tail.chars().count(), keep_tail));
-        (out, len - cap)
+        len - cap
+    }
+
+    /// At most the bytes [`Piece::write_at`] writes at `cap`.
+    fn len_at(&self, cap: usize) -> usize {
+        self.before.len()
+            + match &self.capped {
+                Capped::Nothing => 0,
+                Capped::Whole { text, len } if *len <= cap => text.len(),
+                Capped::Whole { text, .. } => text.len() + MARKER.len(),
+                Capped::Ends { head, tail, .. } => head.len() + MARKER.len() + tail.len(),
+            }
     }
 
     /// For each of `caps`, at most [`at_least`] of the text [`Piece::at`] that cap gives,
@@ -376,6 +421,48 @@ mod bound_tests {
                 let built = at_least(&piece.at(cap).0);
                 prop_assert!(bound <= built && built <= bound + 3, "cap {cap}: {bound} vs {built}");
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod prompt_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The template as written before: each event wrapped, the closing line, the whole copied
+    /// stripped.
+    fn events_prompt_oracle(strings: &[String]) -> String {
+        let mut out = String::new();
+        for s in strings {
+            out.push_str("\n<EVENT>\n");
+            out.push_str(s);
+            out.push_str("\n</EVENT>\n");
+        }
+        out.push_str("\n\nNow summarize the events using the rules above.");
+        out.trim().to_string()
+    }
+
+    proptest! {
+        /// The prompt written in place, from strings or from pieces at a cap, is the template's.
+        #[test]
+        fn the_prompt_written_in_place_is_the_template_s(
+            strings in proptest::collection::vec("[ \\t\\na-z\u{3000}é]{0,12}", 0..5),
+            long in proptest::collection::vec(0usize..12_000, 0..3),
+            cap_at in 0usize..=RETRIES,
+        ) {
+            prop_assert_eq!(super::super::events_prompt(&strings), events_prompt_oracle(&strings));
+            let mut pieces: Vec<Piece> = strings
+                .iter()
+                .map(|s| Piece::new(s.clone(), s))
+                .collect();
+            pieces.extend(long.iter().map(|&n| Piece::new(" ".into(), &"é ".repeat(n))));
+            let cap = caps()[cap_at];
+            let (user, cut) = user_at(&pieces, cap);
+            let (texts, cut_each): (Vec<String>, Vec<usize>) =
+                pieces.iter().map(|p| p.at(cap)).unzip();
+            prop_assert_eq!(user, events_prompt_oracle(&texts));
+            prop_assert_eq!(cut, cut_each);
         }
     }
 }

@@ -176,10 +176,11 @@ fn decided(
     settings: &Settings,
 ) -> Result<Decided, PlanError> {
     let params = params(preset, input, settings)?;
-    let records = events::records(input.session);
-    let view = View::from_records(&records);
     // Records carried across plans: a replay (see `Costs::new_on_every_core`).
-    let costs = if input.parsed.is_some() {
+    let single = input.parsed.is_none();
+    let records = events::records(input.session, single);
+    let view = View::from_records(&records);
+    let costs = if !single {
         count::Costs::new(&records, &view.events, input.counter)
     } else {
         count::Costs::new_on_every_core(&records, &view.events, input.counter)
@@ -271,14 +272,44 @@ fn summarizer_user(records: &[Record], forgotten: &[view::Ev]) -> (String, Vec<u
 }
 
 pub(crate) fn events_prompt(strings: &[String]) -> String {
-    let mut out = String::new();
+    let mut prompt = EventsPrompt::with_capacity(strings.iter().map(String::len).sum());
     for s in strings {
-        out.push_str("\n<EVENT>\n");
-        out.push_str(s);
-        out.push_str("\n</EVENT>\n");
+        prompt.event(|out| out.push_str(s));
     }
-    out.push_str("\n\nNow summarize the events using the rules above.");
-    out.trim().to_string()
+    prompt.finish()
+}
+
+/// `summarizing_events.j2` written event by event into one string.
+pub(crate) struct EventsPrompt(String);
+
+impl EventsPrompt {
+    const OPEN: &'static str = "\n<EVENT>\n";
+    const CLOSE: &'static str = "\n</EVENT>\n";
+    const END: &'static str = "\n\nNow summarize the events using the rules above.";
+
+    /// A prompt with room for `events_len` bytes of event strings.
+    pub(crate) fn with_capacity(events_len: usize) -> EventsPrompt {
+        EventsPrompt(String::with_capacity(events_len + Self::END.len() + 64))
+    }
+
+    /// One event, its string written by `write`; what `write` returns.
+    pub(crate) fn event<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> R {
+        self.0.push_str(Self::OPEN);
+        let r = write(&mut self.0);
+        self.0.push_str(Self::CLOSE);
+        r
+    }
+
+    /// The prompt, stripped (in place: the prompt can be most of a session).
+    pub(crate) fn finish(self) -> String {
+        let mut out = self.0;
+        out.push_str(Self::END);
+        let end = out.trim_end().len();
+        out.truncate(end);
+        let start = out.len() - out.trim_start().len();
+        out.drain(..start);
+        out
+    }
 }
 
 /// Message indices by fate: the view before the cut is pinned, the forgotten range is
