@@ -129,9 +129,27 @@ fn write_annotation(
     reasoning: bool,
     v: Version,
 ) {
+    if raw(m).is_some_and(|a| written_already(a, id, kind, index, reasoning, v)) {
+        return;
+    }
+    let a = rewritten(raw(m), id, kind, index, reasoning, v);
+    m.props_mut().insert(GROUP.into(), Value::Object(a));
+}
+
+/// The annotation the framework writes over `old`: the known fields in its order, a token count
+/// kept only when null or an integer of the current basis (and the basis with it), then the
+/// old annotation's unknown fields.
+fn rewritten(
+    old: Option<&Map<String, Value>>,
+    id: &str,
+    kind: GroupKind,
+    index: i64,
+    reasoning: bool,
+    v: Version,
+) -> Map<String, Value> {
     let mut token_count = Value::Null;
     let mut unknown = Map::new();
-    if let Some(a) = raw(m) {
+    if let Some(a) = old {
         let tc = a.get("token_count").cloned().unwrap_or(Value::Null);
         if basis_current(a, v) && (tc.is_null() || is_int(&tc)) {
             token_count = tc;
@@ -165,7 +183,47 @@ fn write_annotation(
         *slot = value;
     }
     a.extend(unknown);
-    m.props_mut().insert(GROUP.into(), Value::Object(a));
+    a
+}
+
+/// Whether `a` is the annotation `write_annotation` would write over it: the known fields
+/// first, in the order they are written, with the values it would write (a token count kept
+/// only when null or an integer of the current basis, and the basis with it). Re-annotating an
+/// annotated list mostly writes what is there; then nothing is copied.
+fn written_already(
+    a: &Map<String, Value>,
+    id: &str,
+    kind: GroupKind,
+    index: i64,
+    reasoning: bool,
+    v: Version,
+) -> bool {
+    let known: &[&str] = match v {
+        Version::V1_23 => KNOWN,
+        Version::V1_17 => &KNOWN[..5],
+    };
+    // Fields after the known ones are unknown to the framework (each key is there once), and
+    // are written back after them, in their order.
+    if a.len() < known.len() || !a.keys().zip(known).all(|(k, n)| k == n) {
+        return false;
+    }
+    let mut values = [&Value::Null; 6];
+    for (slot, value) in values.iter_mut().zip(a.values()) {
+        *slot = value;
+    }
+    let [id_now, kind_now, index_now, reasoning_now, token_count, basis] = values;
+    let token_count_kept = token_count.is_null() || (is_int(token_count) && basis_current(a, v));
+    let basis_right = match v {
+        Version::V1_23 if token_count.is_null() => basis.is_null(),
+        Version::V1_23 => *basis == json!(BASIS),
+        Version::V1_17 => true,
+    };
+    id_now.as_str() == Some(id)
+        && kind_now.as_str() == Some(kind.as_str())
+        && *index_now == json!(index)
+        && *reasoning_now == Value::Bool(reasoning)
+        && token_count_kept
+        && basis_right
 }
 
 /// An annotation's known fields, in the order `write_annotation` writes them, all null.

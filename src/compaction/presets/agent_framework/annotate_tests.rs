@@ -245,3 +245,84 @@ fn included_groups_counted_in_one_pass_equal_the_included_ids_by_kind() {
         }
     }
 }
+
+/// Skipping a write is right exactly when the write would leave the annotation as it was, in
+/// its fields' order too (compared as text: the maps compare equal in any order): over the
+/// annotations a write makes, each then changed in one field, and generated ones.
+#[test]
+fn an_annotation_is_left_alone_exactly_when_writing_it_changes_nothing() {
+    let mut rng = Lcg(11);
+    let kinds = [
+        GroupKind::System,
+        GroupKind::User,
+        GroupKind::AssistantText,
+        GroupKind::ToolCall,
+    ];
+    let changes: [(&str, Value); 9] = [
+        ("id", json!("group_m9")),
+        ("kind", json!("user")),
+        ("index", json!(2.0)),
+        ("index", json!(7)),
+        ("has_reasoning", json!(true)),
+        ("token_count", json!(12)),
+        ("token_count", json!(1.5)),
+        ("token_count_basis", json!(2.0)),
+        ("extra", json!(1)),
+    ];
+    let (mut skipped, mut written) = (0, 0);
+    for round in 0..4000 {
+        let v = if rng.below(2) == 0 {
+            Version::V1_23
+        } else {
+            Version::V1_17
+        };
+        let id = format!("group_m{}", rng.below(3));
+        let kind = kinds[rng.below(4) as usize];
+        let index = rng.below(3) as i64;
+        let reasoning = rng.below(2) == 0;
+        let annotation = if round % 2 == 0 {
+            // One the framework wrote, perhaps with a token count, perhaps changed since.
+            let mut a = rewritten(None, &id, kind, index, reasoning, v);
+            if rng.below(2) == 0 {
+                a.insert("token_count".into(), json!(rng.below(50)));
+                if v == Version::V1_23 {
+                    a.insert("token_count_basis".into(), json!(BASIS));
+                }
+            }
+            if rng.below(3) > 0 {
+                let (k, value) = &changes[rng.below(changes.len() as u64) as usize];
+                a.insert((*k).into(), value.clone());
+            }
+            a
+        } else {
+            match raw(&message(&mut rng)) {
+                Some(a) => a.clone(),
+                None => continue,
+            }
+        };
+        let unchanged = serde_json::to_string(&rewritten(
+            Some(&annotation),
+            &id,
+            kind,
+            index,
+            reasoning,
+            v,
+        ))
+        .unwrap()
+            == serde_json::to_string(&annotation).unwrap();
+        let skip = written_already(&annotation, &id, kind, index, reasoning, v);
+        assert_eq!(
+            skip, unchanged,
+            "{annotation:?} for {id} {kind:?} {index} {reasoning} {v:?}"
+        );
+        if skip {
+            skipped += 1;
+        } else {
+            written += 1;
+        }
+    }
+    assert!(
+        skipped > 300 && written > 300,
+        "{skipped} skipped, {written} written"
+    );
+}
