@@ -31,7 +31,7 @@ pub fn compressed(out: &Outcome, inserted: &str) -> Option<Vec<Dict>> {
     let (start, end) = (out.compress_start, out.compress_end.min(msgs.len()));
     let mut list: Vec<Dict> = Vec::with_capacity(start + 1 + msgs.len() - end);
     for (i, m) in msgs[..start].iter().enumerate() {
-        let mut d = m.v.clone();
+        let mut d = (*m.v).clone();
         if i == 0 && m.role() == "system" {
             note(&mut d);
         }
@@ -48,7 +48,7 @@ pub fn compressed(out: &Outcome, inserted: &str) -> Option<Vec<Dict>> {
         list.push(d);
     }
     for (i, m) in msgs.iter().enumerate().skip(end) {
-        let mut d = m.v.clone();
+        let mut d = (*m.v).clone();
         if ins.merged_into.is_some() && i == end {
             merge(&mut d, inserted);
         }

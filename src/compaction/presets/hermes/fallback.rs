@@ -380,10 +380,7 @@ mod tests {
     use serde_json::json;
 
     fn msg(v: Value) -> HMsg {
-        HMsg {
-            index: 0,
-            v: v.as_object().unwrap().clone(),
-        }
+        HMsg::new(0, v.as_object().unwrap().clone())
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod summary;
 mod text;
 mod window;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -311,7 +311,7 @@ fn compacted_history(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> V
     let unchanged = || {
         msgs::messages(input.session)
             .into_iter()
-            .map(|m| Value::Object(m.v))
+            .map(|m| Value::Object(Arc::unwrap_or_clone(m.v)))
             .collect()
     };
     let list = compression(input, plan, |c| {

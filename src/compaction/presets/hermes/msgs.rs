@@ -2,20 +2,34 @@
 //! in `openai-chat` (exact: the estimators run over Python's `str()` of the whole dict), built
 //! from the common model for every other format. Also owns Hermes' two estimators.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::py;
 use crate::pyrepr;
 use crate::session::{Format, Message, Part, Role, Session};
 
-/// One Hermes message dict and the session message it stands for.
+/// One Hermes message dict and the session message it stands for. The dict is shared: Hermes
+/// copies its list before pruning it (`messages.copy()`, a shallow copy), and a message the
+/// pruning leaves alone is not copied again here either (`v_mut` copies on write).
 #[derive(Debug, Clone)]
 pub struct HMsg {
     pub index: usize,
-    pub v: Map<String, Value>,
+    pub v: Arc<Map<String, Value>>,
 }
 
 impl HMsg {
+    pub fn new(index: usize, v: Map<String, Value>) -> HMsg {
+        HMsg {
+            index,
+            v: Arc::new(v),
+        }
+    }
+    /// The dict, to change (copied first when another list shares it).
+    pub fn v_mut(&mut self) -> &mut Map<String, Value> {
+        Arc::make_mut(&mut self.v)
+    }
     pub fn role(&self) -> &str {
         self.v.get("role").and_then(Value::as_str).unwrap_or("")
     }
@@ -54,10 +68,7 @@ pub fn message(session: &Session, m: &Message) -> Option<HMsg> {
     let native = (session.format == Format::OPENAI_CHAT)
         .then(|| from_raw(session, m))
         .flatten();
-    Some(HMsg {
-        index: m.index,
-        v: native.unwrap_or_else(|| from_model(m)),
-    })
+    Some(HMsg::new(m.index, native.unwrap_or_else(|| from_model(m))))
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<Map<String, Value>> {
@@ -261,7 +272,7 @@ mod tests {
     fn rough_size_built(m: &HMsg) -> (usize, usize) {
         let mut images = 0usize;
         let mut shadow = Map::new();
-        for (k, v) in &m.v {
+        for (k, v) in m.v.iter() {
             if k == "_anthropic_content_blocks" {
                 continue;
             }
@@ -301,7 +312,7 @@ mod tests {
         ]
         .into_iter()
         .filter_map(|v| v.as_object().cloned())
-        .map(|v| HMsg { index: 0, v })
+        .map(|v| HMsg::new(0, v))
         .collect();
         let mut sessions = 0;
         for dir in [

@@ -43,7 +43,9 @@ pub fn prune(msgs: &mut [HMsg], protect_count: usize, protect_tokens: usize) -> 
         }
     }
     let boundary = prune_boundary(msgs, protect_count, protect_tokens);
-    let mut seen: HashSet<String> = HashSet::new();
+    // Hermes keys a content by its hash (`md5[:12]`); here by its 128-bit xxh3, without a
+    // copy of each output.
+    let mut seen: HashSet<u128> = HashSet::new();
     for i in (0..msgs.len()).rev() {
         let m = &mut msgs[i];
         if m.role() != "tool" {
@@ -55,8 +57,8 @@ pub fn prune(msgs: &mut [HMsg], protect_count: usize, protect_tokens: usize) -> 
         if py::len(content) < 200 {
             continue;
         }
-        if !seen.insert(content.clone()) {
-            m.v.insert("content".into(), DUPLICATE.into());
+        if !seen.insert(xxhash_rust::xxh3::xxh3_128(content.as_bytes())) {
+            m.v_mut().insert("content".into(), DUPLICATE.into());
             out.outputs.push(i);
         }
     }
@@ -97,51 +99,46 @@ fn prune_boundary(msgs: &[HMsg], protect_count: usize, protect_tokens: usize) ->
 
 /// Pass 2 for one tool message; true if rewritten.
 fn prune_output(m: &mut HMsg, calls: &HashMap<String, (String, String)>) -> bool {
-    let content = m.content().clone();
-    match content {
+    // Read in place; only a content that changes is copied.
+    let new = match m.content() {
         Value::Array(parts) => {
             if !parts.iter().any(is_image_part) {
                 return false;
             }
             let stripped: Vec<Value> = parts
-                .into_iter()
+                .iter()
                 .map(|p| {
-                    if is_image_part(&p) {
+                    if is_image_part(p) {
                         serde_json::json!({"type": "text", "text": "[screenshot removed to save context]"})
                     } else {
-                        p
+                        p.clone()
                     }
                 })
                 .collect();
-            m.v.insert("content".into(), Value::Array(stripped));
-            true
+            Value::Array(stripped)
         }
         Value::String(s) => {
             if s.is_empty()
                 || s == PRUNED_PLACEHOLDER
                 || s.starts_with("[Duplicate tool output")
-                || py::len(&s) <= 200
+                || py::len(s) <= 200
             {
                 return false;
             }
             let id = m.get("tool_call_id").map(py::str_of).unwrap_or_default();
-            let (name, args) = calls
-                .get(&id)
-                .cloned()
-                .unwrap_or_else(|| ("unknown".into(), String::new()));
-            m.v.insert(
-                "content".into(),
-                summarize_tool_result(&name, &args, &s).into(),
-            );
-            true
+            let unknown = ("unknown".to_string(), String::new());
+            let (name, args) = calls.get(&id).unwrap_or(&unknown);
+            summarize_tool_result(name, args, s).into()
         }
-        _ => false,
-    }
+        _ => return false,
+    };
+    m.v_mut().insert("content".into(), new);
+    true
 }
 
 /// Pass 3 for one assistant message; true if any call's arguments changed.
 fn truncate_call_args(m: &mut HMsg) -> bool {
-    let Some(Value::Array(calls)) = m.v.get_mut("tool_calls") else {
+    let Some(Value::Array(calls)) = m.v_mut().get_mut("tool_calls") else {
         return false;
     };
     let mut modified = false;
