@@ -15,29 +15,40 @@ pub fn render_request(
     summarized: &[usize],
 ) -> (Vec<PromptMessage>, Vec<Finding>) {
     let cap = settings.int("max_message_chars").map(|c| c.max(0) as usize);
-    let mut blocks = Vec::new();
+    // The blocks are written into the transcript one by one, and nothing is copied whole
+    // where nothing is cut: the transcript can be most of the session.
+    let mut transcript = String::new();
     let mut cut_messages = Vec::new();
     let mut cut_chars = 0usize;
-    for m in summarized.iter().filter_map(|&i| session.messages.get(i)) {
+    for (k, m) in summarized
+        .iter()
+        .filter_map(|&i| session.messages.get(i))
+        .enumerate()
+    {
         let block = block_of(m);
-        let (text, cut) = cap.map_or((block.clone(), 0), |c| cap_text(&block, c, settings));
+        let (text, cut) = match cap {
+            Some(c) => cap_text(&block, c, settings),
+            None => (block, 0),
+        };
         if cut > 0 {
             cut_messages.push(m.index);
             cut_chars += cut;
         }
-        blocks.push(text);
+        if k > 0 {
+            transcript.push_str("\n\n");
+        }
+        transcript.push_str(&text);
     }
-    let transcript = blocks.join("\n\n");
-    let (transcript, total_cut) = settings
-        .int("max_input_chars")
-        .map_or((transcript.clone(), 0), |c| {
-            cap_text(&transcript, c.max(0) as usize, settings)
-        });
+    let (mut transcript, total_cut) = match settings.int("max_input_chars") {
+        Some(c) => cap_text(&transcript, c.max(0) as usize, settings),
+        None => (transcript, 0),
+    };
     let prompt = settings.str("prompt").unwrap_or(DEFAULT_PROMPT).to_string();
     let messages = if settings.str("role") == Some("user") {
+        transcript.insert_str(0, &format!("{prompt}\n\n"));
         vec![PromptMessage {
             role: PromptRole::User,
-            content: format!("{prompt}\n\n{transcript}"),
+            content: transcript,
         }]
     } else {
         vec![
