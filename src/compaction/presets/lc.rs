@@ -2,6 +2,8 @@
 //! for presets of frameworks built on LangChain. Exact for sessions in LangChain's own format
 //! (read from the raw record); built from the common model for every other format.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use crate::pyrepr;
@@ -67,17 +69,22 @@ pub struct LcMessage {
 impl LcMessage {
     /// LangChain-side `_first_text` (dimos): a string content stripped, else the first `text`
     /// block's text stripped (bare strings and other blocks do not count), else empty.
-    pub fn first_text(&self) -> String {
+    /// Borrowed from the message where the text is a string (as good as always).
+    pub fn first_text(&self) -> Cow<'_, str> {
         let text = match &self.content {
-            Value::String(s) => s.clone(),
-            Value::Array(blocks) => blocks
+            Value::String(s) => s,
+            Value::Array(blocks) => match blocks
                 .iter()
                 .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| b.get("text").map_or_else(String::new, pyrepr::str_of))
-                .unwrap_or_default(),
-            _ => String::new(),
+                .and_then(|b| b.get("text"))
+            {
+                Some(Value::String(s)) => s,
+                Some(other) => return Cow::Owned(py_strip(&pyrepr::str_of(other)).to_string()),
+                None => return Cow::Borrowed(""),
+            },
+            _ => return Cow::Borrowed(""),
         };
-        py_strip(&text).to_string()
+        Cow::Borrowed(py_strip(text))
     }
 }
 

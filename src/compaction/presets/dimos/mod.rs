@@ -18,6 +18,8 @@ mod digest;
 mod history;
 mod quiet;
 
+use std::borrow::Cow;
+
 use super::lc::{self, LcKind, LcMessage};
 use crate::compaction::after::After;
 use crate::compaction::findings::{Finding, Severity};
@@ -279,20 +281,47 @@ fn split_index(body: &[LcMessage], costs: &[u64], budget: u64) -> usize {
 
 /// The summarizer prompt and how many characters of the transcript were cut off its head.
 fn summarizer_prompt(gone: &[LcMessage], max_chars: usize) -> (String, usize) {
-    let lines: Vec<String> = gone
+    // The transcript, `class: text` lines joined by line breaks, is measured line by line and
+    // only the part shown is written: the last `max_chars` characters of a range that can be
+    // most of the session.
+    let lines: Vec<(&str, Cow<'_, str>)> = gone
         .iter()
         .filter_map(|m| {
             let text = m.first_text();
-            (!text.is_empty()).then(|| format!("{}: {}", m.class, text))
+            (!text.is_empty()).then_some((m.class, text))
         })
         .collect();
-    let transcript = lines.join("\n");
-    let len = transcript.chars().count();
-    if len <= max_chars {
+    let line_chars = |(class, text): &(&str, Cow<'_, str>)| -> usize {
+        class.chars().count() + 2 + text.chars().count()
+    };
+    let len = lines.iter().map(line_chars).sum::<usize>() + lines.len().saturating_sub(1);
+    let (shown, cut) = if len <= max_chars {
+        (0, 0)
+    } else {
+        // The fewest last lines that hold the characters shown, with their line breaks.
+        let mut chars = 0;
+        let mut first = lines.len();
+        while first > 0 && chars < max_chars {
+            first -= 1;
+            chars += line_chars(&lines[first]) + usize::from(first > 0);
+        }
+        (first, len - max_chars)
+    };
+    let mut transcript = String::new();
+    for (k, (class, text)) in lines[shown..].iter().enumerate() {
+        if k > 0 || shown > 0 {
+            transcript.push('\n');
+        }
+        transcript.push_str(class);
+        transcript.push_str(": ");
+        transcript.push_str(text);
+    }
+    if cut == 0 {
         return (format!("{PROMPT}\n\n{transcript}"), 0);
     }
-    let tail: String = transcript.chars().skip(len - max_chars).collect();
-    (format!("{PROMPT}\n\n...\n{tail}"), len - max_chars)
+    let written = transcript.chars().count();
+    let tail: String = transcript.chars().skip(written - max_chars).collect();
+    (format!("{PROMPT}\n\n...\n{tail}"), cut)
 }
 
 fn dimos_findings(
@@ -401,4 +430,58 @@ pub fn resolve_context_window(model: &str) -> u64 {
         .filter(|(p, _)| name.starts_with(p))
         .max_by_key(|(p, _)| p.len())
         .map_or(128_000, |(_, w)| *w)
+}
+
+#[cfg(test)]
+mod prompt_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// The prompt as built before: every line written, joined, then cut.
+    fn summarizer_prompt_oracle(gone: &[LcMessage], max_chars: usize) -> (String, usize) {
+        let lines: Vec<String> = gone
+            .iter()
+            .filter_map(|m| {
+                let text = m.first_text();
+                (!text.is_empty()).then(|| format!("{}: {}", m.class, text))
+            })
+            .collect();
+        let transcript = lines.join("\n");
+        let len = transcript.chars().count();
+        if len <= max_chars {
+            return (format!("{PROMPT}\n\n{transcript}"), 0);
+        }
+        let tail: String = transcript.chars().skip(len - max_chars).collect();
+        (format!("{PROMPT}\n\n...\n{tail}"), len - max_chars)
+    }
+
+    proptest! {
+        /// Only the shown lines written, the prompt is the one every line written and cut gives.
+        #[test]
+        fn the_prompt_cut_from_its_last_lines_is_the_whole_transcript_s(
+            texts in proptest::collection::vec(("[ \\na-zé]{0,30}", any::<bool>()), 0..12),
+            max_chars in 0usize..120,
+        ) {
+            let gone: Vec<LcMessage> = texts
+                .iter()
+                .enumerate()
+                .map(|(index, (t, blocks))| LcMessage {
+                    index,
+                    kind: LcKind::Human,
+                    class: if index % 2 == 0 { "HumanMessage" } else { "AIMessage" },
+                    content: if *blocks {
+                        json!([{"type": "text", "text": t}])
+                    } else {
+                        json!(t)
+                    },
+                    tool_calls: Vec::new(),
+                })
+                .collect();
+            prop_assert_eq!(
+                summarizer_prompt(&gone, max_chars),
+                summarizer_prompt_oracle(&gone, max_chars)
+            );
+        }
+    }
 }
