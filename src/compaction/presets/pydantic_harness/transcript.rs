@@ -54,8 +54,24 @@ pub fn prompt(
     max_chars: Option<usize>,
 ) -> (String, Cuts) {
     let mut cuts = Cuts::default();
-    let elements = transcript(recs, previous_summary.is_some(), max_chars, &mut cuts);
-    let mut out = format!("{PROMPT_HEAD}{}\n</messages>", elements.join("\n"));
+    // The elements are written into the prompt as they are made: the transcript can be most
+    // of the session, and joining a list of them copied it twice more.
+    let mut out = String::from(PROMPT_HEAD);
+    let mut first = true;
+    each_element(
+        recs,
+        previous_summary.is_some(),
+        max_chars,
+        &mut cuts,
+        |e| {
+            if !first {
+                out.push('\n');
+            }
+            first = false;
+            out.push_str(&e);
+        },
+    );
+    out.push_str("\n</messages>");
     let harness = recs
         .iter()
         .filter(|r| r.request)
@@ -82,18 +98,29 @@ pub fn renders(r: &Rec, skip_previous_summary: bool) -> bool {
 
 fn transcript(recs: &[&Rec], skip_prev: bool, max: Option<usize>, cuts: &mut Cuts) -> Vec<String> {
     let mut out = Vec::new();
+    each_element(recs, skip_prev, max, cuts, |e| out.push(e));
+    out
+}
+
+/// `format_transcript`'s elements, in order, each handed to `f`.
+fn each_element(
+    recs: &[&Rec],
+    skip_prev: bool,
+    max: Option<usize>,
+    cuts: &mut Cuts,
+    mut f: impl FnMut(String),
+) {
     for r in recs {
         let before = cuts.chars;
         for p in &r.parts {
             if let Some(e) = element(r, p, skip_prev, max, cuts) {
-                out.push(e);
+                f(e);
             }
         }
         if cuts.chars > before {
             cuts.records.push(r.source);
         }
     }
-    out
 }
 
 fn element(r: &Rec, p: &P, skip_prev: bool, max: Option<usize>, cuts: &mut Cuts) -> Option<String> {
