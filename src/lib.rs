@@ -23,6 +23,7 @@ pub mod formats;
 pub mod limits;
 pub mod live;
 pub mod par;
+pub mod procfs;
 pub mod progress;
 pub mod pyrepr;
 pub mod replay;

@@ -23,10 +23,10 @@ mod linux {
     use std::os::unix::fs::MetadataExt;
 
     pub fn release() {
-        let Ok(exe) = std::fs::metadata("/proc/self/exe") else {
+        let Ok(exe) = std::fs::metadata(crate::procfs::path("self/exe")) else {
             return;
         };
-        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        let Ok(maps) = std::fs::read_to_string(crate::procfs::path("self/maps")) else {
             return;
         };
         for (start, end) in read_only_of(&maps, exe.ino()) {

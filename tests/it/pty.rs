@@ -220,7 +220,7 @@ fn sigterm_restores_the_terminal_and_exits_143() {
         let pids: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .split_whitespace()
             .filter(|pid| {
-                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                std::fs::read_to_string(ctxray::procfs::path(format!("{pid}/comm")))
                     .is_ok_and(|c| c.trim() == "ctxray")
             })
             .map(str::to_string)

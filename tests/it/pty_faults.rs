@@ -144,7 +144,9 @@ fn sigterm_during_a_compaction_restores_the_terminal_and_exits_143() {
     let (_dir, mut pty) = compacting();
     let pid = pty.child.id();
     // `script` runs the binary with exec: its child is the one to signal.
-    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
+    let children =
+        std::fs::read_to_string(ctxray::procfs::path(format!("{pid}/task/{pid}/children")))
+            .unwrap();
     let target = children
         .split_whitespace()
         .next()

@@ -177,14 +177,8 @@ fn own_peak() -> u64 {
 
 /// A running process's high-water resident set (`VmHWM`), in bytes.
 fn high_water(pid: libc::pid_t) -> Option<u64> {
-    let status = std::fs::read_to_string(procfs().join(pid.to_string()).join("status")).ok()?;
+    let status = std::fs::read_to_string(ctxray::procfs::path(format!("{pid}/status"))).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-/// Where the process table is mounted: Linux's `/proc`, or the directory `CTXRAY_TEST_PROCFS`
-/// names.
-fn procfs() -> std::path::PathBuf {
-    std::env::var_os("CTXRAY_TEST_PROCFS").map_or_else(|| "/proc".into(), Into::into)
 }
