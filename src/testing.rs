@@ -1,8 +1,25 @@
 //! Texts for unit tests: pieces drawn from a list by a fixed pseudo-random sequence, so a test
-//! reads the same text on every run and machine.
+//! reads the same text on every run and machine; and a fixture loaded and analysed.
 //!
-//! Owns: that one generator, and the lines counting tests cut texts of. Compiled for tests
-//! only.
+//! Owns: that one generator, the lines counting tests cut texts of, and the fixture loader.
+//! Compiled for tests only.
+
+/// The session at `rel` (from the project's root) analysed with the bundled registry and the
+/// default options.
+pub fn analysed(rel: &str) -> crate::analysis::Analysis {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let session = crate::formats::load_path(&path, None).unwrap();
+    crate::analysis::Analysis::new(
+        session,
+        &crate::tokens::Registry::bundled(),
+        &crate::analysis::Options::default(),
+    )
+}
+
+/// The bundled Claude Code demo, analysed.
+pub fn demo() -> crate::analysis::Analysis {
+    analysed("fixtures/samples/claude-code-demo.jsonl")
+}
 
 /// Pieces of `list` drawn one after another, from `seed`, until the text holds `bytes` bytes
 /// or more.

@@ -108,15 +108,11 @@ fn role_of(role: PromptRole) -> Role {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{Analysis, Options};
+    use crate::analysis::Analysis;
     use crate::compaction::preset::{self, PlanInput};
-    use crate::tokens::Registry;
 
     fn demo() -> Analysis {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/samples/claude-code-demo.jsonl");
-        let session = crate::formats::load_path(&path, None).unwrap();
-        Analysis::new(session, &Registry::bundled(), &Options::default())
+        crate::testing::demo()
     }
 
     #[test]

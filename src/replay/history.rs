@@ -347,15 +347,11 @@ fn replayed_usage(prompt: usize, output: usize) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Options;
     use crate::compaction::preset;
-    use crate::tokens::{count_session, Registry};
+    use crate::tokens::count_session;
 
     fn demo() -> Analysis {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/samples/claude-code-demo.jsonl");
-        let session = crate::formats::load_path(&path, None).unwrap();
-        Analysis::new(session, &Registry::bundled(), &Options::default())
+        crate::testing::demo()
     }
 
     #[test]

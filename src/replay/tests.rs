@@ -4,18 +4,14 @@
 
 use super::check_points;
 use super::history::History;
-use crate::analysis::{Analysis, Options};
+use crate::analysis::Analysis;
 use crate::compaction::preset::Preset;
 use crate::compaction::presets;
 use crate::compaction::quiet::Memo;
 use crate::compaction::Settings;
-use crate::tokens::Registry;
 
 fn demo() -> Analysis {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/samples/claude-code-demo.jsonl");
-    let session = crate::formats::load_path(&path, None).unwrap();
-    Analysis::new(session, &Registry::bundled(), &Options::default())
+    crate::testing::demo()
 }
 
 /// How many checks the quiet trigger answered, each checked against the plan.

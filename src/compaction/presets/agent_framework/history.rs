@@ -77,11 +77,9 @@ pub fn compacted(
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::{Analysis, Options};
     use crate::compaction::parsed::Parsed;
     use crate::compaction::preset::{PlanInput, Preset};
     use crate::compaction::Settings;
-    use crate::tokens::Registry;
 
     /// Each message as read back, but where its record lies.
     fn messages(s: &crate::session::Session) -> Vec<String> {
@@ -94,10 +92,7 @@ mod tests {
     /// leaves when run again with that text: the summary's text and its token count included.
     #[test]
     fn a_kept_run_answered_is_the_run_made_again_with_the_text() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/samples/claude-code-demo.jsonl");
-        let session = crate::formats::load_path(&path, None).unwrap();
-        let a = Analysis::new(session, &Registry::bundled(), &Options::default());
+        let a = crate::testing::demo();
         for (preset, sets) in [
             (&super::super::SUMMARIZATION, &["target_count=2"][..]),
             (&super::super::SUMMARIZATION_117, &["target_count=2"][..]),

@@ -129,15 +129,12 @@ mod tests {
     use super::super::run::execute;
     use super::super::AfPreset;
     use super::*;
-    use crate::analysis::{Analysis, Options};
+    use crate::analysis::Analysis;
     use crate::compaction::preset::{PlanInput, Preset};
     use crate::compaction::Settings;
-    use crate::tokens::Registry;
 
     fn load(path: &str) -> Analysis {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-        let session = crate::formats::load_path(&path, None).unwrap();
-        Analysis::new(session, &Registry::bundled(), &Options::default())
+        crate::testing::analysed(path)
     }
 
     /// Every list a replay's strategies leave, read back message by message with the reads

@@ -116,14 +116,11 @@ pub fn rejects(check: &GuardCheck) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{Analysis, Options};
+    use crate::analysis::Analysis;
     use crate::compaction::preset;
-    use crate::tokens::Registry;
 
     fn analyse(rel: &str) -> Analysis {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-        let session = crate::formats::load_path(&path, None).unwrap();
-        Analysis::new(session, &Registry::bundled(), &Options::default())
+        crate::testing::analysed(rel)
     }
 
     const SEED: [&str; 3] = ["max_messages=4", "keep_messages=2", "receipts=true"];
