@@ -51,6 +51,12 @@ impl<'a> PlanInput<'a> {
         super::after::read(self.session, history, format, !raw_dropped)
     }
 
+    /// Whether the plan may use every core: a single plan may; a replay's plans (those with
+    /// `parsed`) leave its second core to the figures it computes aside.
+    pub fn every_core(&self) -> bool {
+        self.parsed.is_none()
+    }
+
     pub fn new(a: &'a Analysis) -> PlanInput<'a> {
         PlanInput {
             session: &a.session,

@@ -206,7 +206,7 @@ pub fn execute(
     // A list that meets the settled messages is run whole, as the framework runs it; so is
     // a run that inserted a message with a settled message's id.
     let msgs = from_session_with(input.session, input.parsed);
-    if input.parsed.is_none() && uses_tokenizer(&strategy) {
+    if input.every_core() && uses_tokenizer(&strategy) {
         // A plan made once estimates every message: on every core, before the framework's
         // walk asks for them in order (each estimate is kept with the message's contents).
         let v = preset.kind.version();

@@ -30,7 +30,7 @@ impl Record {
 /// All records of the session in order. A `Condensation` is applied only where the session
 /// holds it as one of its compactions (a `condensation` mark): a replay's history holds none
 /// of the file's own (the preset's are replayed instead). `every_core`: synthesized records
-/// are made on every core (a single plan; a replay's other core is busy).
+/// are made on every core (`PlanInput::every_core`).
 pub fn records(session: &Session, every_core: bool) -> Vec<Record> {
     if session.format == Format::OPENHANDS {
         raw_records(session)

@@ -31,15 +31,14 @@ pub fn summarizer(
 ) -> (Vec<PromptMessage>, Vec<Finding>) {
     let window = usize::try_from(input.window).unwrap_or(usize::MAX);
     let caps = caps();
-    // Each event's piece and its bounds, on every core for a single plan (a replay's other
-    // core is busy); an event's piece needs no other event.
+    // Each event's piece and its bounds, on every core when the plan may use them
+    // (`PlanInput::every_core`); an event's piece needs no other event.
     let each = |e: &Ev| {
         let p = piece(records, e);
         let b = p.bounds(&caps);
         (p, b)
     };
-    let single = input.parsed.is_none();
-    let (pieces, each_bounds): (Vec<Piece>, Vec<[usize; RETRIES + 1]>) = if single {
+    let (pieces, each_bounds): (Vec<Piece>, Vec<[usize; RETRIES + 1]>) = if input.every_core() {
         crate::par::map(forgotten, 256, each, |_| {})
             .into_iter()
             .unzip()

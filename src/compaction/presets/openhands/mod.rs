@@ -176,14 +176,13 @@ fn decided(
     settings: &Settings,
 ) -> Result<Decided, PlanError> {
     let params = params(preset, input, settings)?;
-    // Records carried across plans: a replay (see `Costs::new_on_every_core`).
-    let single = input.parsed.is_none();
-    let records = events::records(input.session, single);
+    let every_core = input.every_core();
+    let records = events::records(input.session, every_core);
     let view = View::from_records(&records);
-    let costs = if !single {
-        count::Costs::new(&records, &view.events, input.counter)
-    } else {
+    let costs = if every_core {
         count::Costs::new_on_every_core(&records, &view.events, input.counter)
+    } else {
+        count::Costs::new(&records, &view.events, input.counter)
     };
     let decision = cut::decide(&view, &records, &costs, &params);
     let forgotten = match decision.outcome {
