@@ -10,7 +10,7 @@ use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
-use crate::session::Format;
+use crate::session::{Format, RawLines};
 
 /// The bytes `-o` writes and a few words on what they are. By default the source's own
 /// format as the framework persists it: a Claude Code file from its original lines; the
@@ -46,7 +46,14 @@ pub fn written(
     {
         // Another framework's history, kept in Claude Code's own lines: the plan's kept
         // messages (which name the original lines) around the summary.
-        let original = crate::limits::read_regular(input.unwrap_or(std::path::Path::new("")))?;
+        let read;
+        let original = match RawLines::of_session(&before.session) {
+            Some(lines) => lines,
+            None => {
+                read = crate::limits::read_regular(input.unwrap_or(std::path::Path::new("")))?;
+                RawLines::of_bytes(&read)
+            }
+        };
         let spliced = if done.rejected {
             before.session.clone()
         } else {

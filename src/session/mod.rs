@@ -6,9 +6,11 @@
 
 mod format;
 mod part;
+mod raw_lines;
 
 pub use format::Format;
 pub use part::{ImageRef, Part};
+pub use raw_lines::RawLines;
 
 use std::borrow::Cow;
 use std::ops::Range;

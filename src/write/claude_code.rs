@@ -5,36 +5,33 @@
 //!
 //! Owns: choosing the original lines of each kept message, masking secrets in them (a line
 //! without secrets is copied byte for byte), and the two compaction lines. Must not: parse the
-//! session (the caller gives the original bytes and the compacted `Session`).
+//! session or hold its source whole (the caller gives the original lines, read on demand, and
+//! the compacted `Session`).
 
 use std::hash::{Hash, Hasher};
 
 use serde_json::{json, Map, Value};
 
-use crate::session::{Part, Session};
+use crate::session::{Part, RawLines, Session};
 
 /// Fields every Claude Code line carries, copied from the original onto the compaction lines.
 const COMMON: &[&str] = &["cwd", "sessionId", "version", "gitBranch", "userType"];
 
 /// The compacted session as Claude Code JSONL; the second value counts the secrets masked.
-/// `original` is the source file's bytes (whose line numbers the messages' `source_indices`
-/// name); `pre_tokens` is the history's size before the compaction.
-pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec<u8>, usize) {
-    let lines = split_lines(original);
+/// `lines` are the source file's (whose numbers the messages' `source_indices` name; only the
+/// kept ones and the last few are read); `pre_tokens` is the history's size before the
+/// compaction.
+pub fn to_jsonl(lines: &RawLines, compacted: &Session, pre_tokens: usize) -> (Vec<u8>, usize) {
     let parsed = |i: usize| -> Option<Value> {
         lines
             .get(i)
-            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .and_then(|l| serde_json::from_str::<Value>(&l).ok())
     };
     // The session's own fields, from its last line that has them.
     let mut common = Map::new();
     let mut last_uuid = None;
     let mut last_time = None;
-    for v in lines
-        .iter()
-        .rev()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-    {
+    for v in (0..lines.len()).rev().filter_map(parsed) {
         if common.is_empty() && v.get("sessionId").is_some() {
             for k in COMMON {
                 if let Some(x) = v.get(*k) {
@@ -127,7 +124,7 @@ pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec
         for i in records {
             let Some(raw) = lines.get(i) else { continue };
             let parent = hang_from.take();
-            let (line, n) = masked_line(raw, parent.as_deref());
+            let (line, n) = masked_line(&raw, parent.as_deref());
             masked += n;
             out.extend_from_slice(line.as_bytes());
             out.push(b'\n');
@@ -136,21 +133,12 @@ pub fn to_jsonl(original: &[u8], compacted: &Session, pre_tokens: usize) -> (Vec
     (out, masked)
 }
 
-/// The file's lines by 0-based number, without a byte-order mark or line ends.
-fn split_lines(bytes: &[u8]) -> Vec<&str> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    bytes
-        .split(|&b| b == b'\n')
-        .map(|l| std::str::from_utf8(l.strip_suffix(b"\r").unwrap_or(l)).unwrap_or(""))
-        .collect()
-}
-
 /// One original line with its secrets masked and, when given, a new `parentUuid`; a line with
 /// neither change is returned as it was.
 fn masked_line(raw: &str, parent: Option<&str>) -> (String, usize) {
     let secrets = crate::secrets::find(raw).len();
     if secrets == 0 && parent.is_none() {
-        return (raw.to_string(), 0);
+        return (raw.to_owned(), 0);
     }
     let Ok(mut v) = serde_json::from_str::<Value>(raw) else {
         let (text, n) = crate::secrets::mask(raw);

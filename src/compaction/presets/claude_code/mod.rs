@@ -33,7 +33,7 @@ use crate::compaction::plan::{
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::quiet::Memo;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
-use crate::session::{Format, Role, Session};
+use crate::session::{Format, RawLines, Role, Session};
 
 pub struct ClaudeCode;
 
@@ -110,7 +110,7 @@ impl Preset for ClaudeCode {
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
         let session = input.session;
         let original = (session.format == Format::CLAUDE_CODE)
-            .then(|| session.raw_bytes())
+            .then(|| RawLines::of_session(session))
             .flatten();
         if let Some(original) = original {
             let applied = apply::apply(session, plan, summary);
