@@ -30,9 +30,11 @@ pub struct PlanInput<'a> {
     pub now: Option<&'a str>,
     /// Records parsed by earlier plans of the same replay (`None`: parse every record).
     pub parsed: Option<&'a crate::compaction::parsed::Parsed>,
-    /// The messages of the framework's list an earlier compaction of a replay left out of
-    /// `session`, and so a replay's that lets `compacted` leave more out (`None`: `session`
-    /// is the whole list, and `compacted` keeps it whole). Presets that carry none ignore it.
+    /// What a replay carries across a preset's compactions (`None`: not a replay): the state
+    /// the preset kept beside the history, and the messages of the framework's list an earlier
+    /// compaction left out of `session` (only when `parsed` is given too: `compacted` may then
+    /// leave more out; else `session` is the whole list, and `compacted` keeps it whole).
+    /// Presets that carry nothing ignore it.
     pub carried: Option<&'a crate::compaction::after::Carried>,
 }
 

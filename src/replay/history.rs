@@ -51,9 +51,10 @@ pub struct History {
     /// (`None`: every plan parses and every compaction counts afresh, the slow path the
     /// differential tests hold the quick one to).
     parsed: Option<Arc<Parsed>>,
-    /// Messages of the framework's list a compaction left out of `session` (`Some` with
+    /// What the preset carries across its compactions: the framework's state beside the
+    /// history, and the messages of its list a compaction left out of `session` (with
     /// `parsed` only: the preset carries what its later plans read of them).
-    carried: Option<Carried>,
+    carried: Carried,
 }
 
 impl History {
@@ -80,7 +81,7 @@ impl History {
             next_record: 0,
             copied: None,
             parsed: reuse.then(|| Arc::new(Parsed::new())),
-            carried: reuse.then(Carried::nothing),
+            carried: Carried::nothing(),
         }
     }
 
@@ -91,7 +92,7 @@ impl History {
 
     /// Messages in the framework's list: the session's and those carried outside it.
     pub fn message_count(&self) -> usize {
-        self.session.messages.len() + self.carried.as_ref().map_or(0, |c| c.messages)
+        self.session.messages.len() + self.carried.messages
     }
 
     /// Appends the original messages `from..to` of `a`, then brings the source records and
@@ -221,7 +222,7 @@ impl History {
                 .and_then(|i| self.session.messages.get(i))
                 .and_then(|m| m.timestamp.as_deref()),
             parsed: self.parsed.as_deref(),
-            carried: self.carried.as_ref(),
+            carried: Some(&self.carried),
         }
     }
 
@@ -286,10 +287,7 @@ impl History {
             next_record: next_source,
             copied: None,
             parsed: self.parsed.clone(),
-            carried: self
-                .parsed
-                .as_ref()
-                .map(|_| carried.unwrap_or_else(Carried::nothing)),
+            carried: carried.unwrap_or_else(Carried::nothing),
         }
     }
 }
@@ -449,7 +447,7 @@ mod tests {
         whole.append(&a, 0, n);
         let plan = preset::run(p, &whole.input(&a), &sets).unwrap();
         let after = p.compacted(&whole.input(&a), &plan, None);
-        assert!(after.carried.is_none());
+        assert_eq!(after.carried.map(|c| c.messages), Some(0));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 
+use super::held;
 use super::model::AfMsg;
 use super::readback;
 use super::run::{execute, Kept};
@@ -23,8 +24,9 @@ use crate::compaction::preset::PlanInput;
 use crate::session::Format;
 
 /// The history after `plan` is carried out with `summary` (`None`: the planning placeholder).
-/// In a replay that carries messages (`input.carried`), the runs of excluded messages
-/// `settled` finds are left out of the history and carried beside it.
+/// In a replay (`input.carried`) the list itself is carried beside the history (`held`); in
+/// one that reads through earlier plans (`input.parsed`), the runs of excluded messages
+/// `settled` finds are left out of the history and carried too.
 pub fn compacted(
     preset: &AfPreset,
     input: &PlanInput,
@@ -52,27 +54,30 @@ pub fn compacted(
             Err(_) => return after::generic(input.session, plan, summary),
         },
     };
-    let carried = match input.carried {
-        Some(_) => settled::settle(&mut msgs, &outside),
-        None => None,
+    let settled = match (input.carried, input.parsed) {
+        (Some(_), Some(_)) => settled::settle(&mut msgs, &outside),
+        _ => None,
     };
     // A replay whose history keeps another format reads the list's messages alone (no raw
     // records, no document): each message's read is kept across its compactions.
     let reads = input
         .parsed
         .filter(|_| input.session.format != Format::AGENT_FRAMEWORK);
-    if let Some(mut after) = reads.and_then(|p| readback::list(input.session, p, &msgs)) {
-        after.carried = carried;
-        return after;
-    }
-    let history = Value::Array(msgs.iter().map(AfMsg::to_dict).collect());
-    match input.read_back(history, Format::AGENT_FRAMEWORK) {
-        Ok(mut after) => {
-            after.carried = carried;
-            after
+    let after = match reads.and_then(|p| readback::list(input.session, p, &msgs)) {
+        Some(after) => after,
+        None => {
+            let history = Value::Array(msgs.iter().map(AfMsg::to_dict).collect());
+            match input.read_back(history, Format::AGENT_FRAMEWORK) {
+                Ok(after) => after,
+                Err(_) => return after::generic(input.session, plan, summary),
+            }
         }
-        Err(_) => after::generic(input.session, plan, summary),
-    }
+    };
+    // A replay carries the settled runs and the list itself to the history's next plans.
+    let carried = input
+        .carried
+        .map(|_| held::carried(settled, msgs, &after.session));
+    After { carried, ..after }
 }
 
 #[cfg(test)]

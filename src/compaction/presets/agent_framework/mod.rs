@@ -17,6 +17,7 @@ mod batch;
 mod estimate;
 mod findings;
 mod groups;
+mod held;
 mod history;
 mod model;
 mod model_key;

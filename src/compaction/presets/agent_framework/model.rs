@@ -253,6 +253,18 @@ pub fn from_session_with(session: &Session, parsed: Option<&Parsed>) -> Vec<AfMs
         .collect()
 }
 
+/// The framework's messages for `messages` (some of `session`'s), each raw record read through
+/// `parsed` when given.
+pub fn from_messages_with<'a>(
+    session: &'a Session,
+    messages: &'a [Message],
+    parsed: Option<&'a Parsed>,
+) -> impl Iterator<Item = AfMsg> + 'a {
+    messages
+        .iter()
+        .filter_map(move |m| from_message_with(session, m, parsed))
+}
+
 /// The framework's message for one message of `session`, if it holds one.
 pub fn from_message(session: &Session, m: &Message) -> Option<AfMsg> {
     from_message_with(session, m, None)

@@ -107,7 +107,8 @@ fn quiet(s: &Strategy, value: i64) -> bool {
 /// The list of `session` annotated as a run annotates it, and what later messages need of it.
 fn base(input: &PlanInput, v: Version, tokens: bool) -> State {
     let session = input.session;
-    let mut msgs = from_session_with(session, input.parsed);
+    let mut msgs =
+        super::held::list(input).unwrap_or_else(|| from_session_with(session, input.parsed));
     let outside = Outside::of(input);
     let idless: Vec<usize> = (0..msgs.len())
         .filter(|&i| msgs[i].id().is_none())

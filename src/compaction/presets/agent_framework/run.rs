@@ -205,7 +205,10 @@ pub fn execute(
         })?;
     // A list that meets the settled messages is run whole, as the framework runs it; so is
     // a run that inserted a message with a settled message's id.
-    let msgs = from_session_with(input.session, input.parsed);
+    let list = || {
+        super::held::list(input).unwrap_or_else(|| from_session_with(input.session, input.parsed))
+    };
+    let msgs = list();
     if input.every_core() && uses_tokenizer(&strategy) {
         // A plan made once estimates every message: on every core, before the framework's
         // walk asks for them in order (each estimate is kept with the message's contents).
@@ -228,7 +231,7 @@ pub fn execute(
     let done = run_over(preset, &strategy, msgs, outside.clone(), summary);
     if done.run.reached {
         // Rare: the list is built again rather than copied for every run.
-        return Ok(whole(from_session_with(input.session, input.parsed)));
+        return Ok(whole(list()));
     }
     Ok(done)
 }

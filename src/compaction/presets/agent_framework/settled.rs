@@ -24,7 +24,6 @@ use std::sync::{Arc, Mutex};
 use super::annotate::{group_id, group_index, group_maps};
 use super::groups::is_reasoning_only;
 use super::model::{field, AfMsg};
-use crate::compaction::after::Carried;
 use crate::compaction::preset::PlanInput;
 
 /// The settled messages of one replay, in list order, with where each id first occurs.
@@ -104,9 +103,8 @@ pub struct Outside {
 impl Outside {
     /// The settled messages a replay carries for `input`'s history, if any.
     pub fn of(input: &PlanInput) -> Outside {
-        let settled = input
-            .carried
-            .and_then(|c| c.state.downcast_ref::<Settled>())
+        let settled = super::held::of(input)
+            .and_then(|h| h.settled.as_ref())
             .filter(|s| s.upto > 0)
             .cloned();
         Outside { settled }
@@ -350,10 +348,10 @@ fn settleable(msgs: &[AfMsg], outside: &Outside) -> Vec<std::ops::Range<usize>> 
 /// Moves the runs `settleable` finds out of `msgs` (a working list after a run over the
 /// settled messages `outside`) into the settled messages; the settled messages `msgs` then
 /// stands beside, if any.
-pub fn settle(msgs: &mut Vec<AfMsg>, outside: &Outside) -> Option<Carried> {
+pub fn settle(msgs: &mut Vec<AfMsg>, outside: &Outside) -> Option<Settled> {
     let runs = settleable(msgs, outside);
     if runs.is_empty() {
-        return outside.settled.as_ref().map(carried);
+        return outside.settled.clone();
     }
     let mut moved: Vec<(Option<String>, Vec<AfMsg>)> = Vec::new();
     for r in runs.iter().rev() {
@@ -406,13 +404,13 @@ pub fn settle(msgs: &mut Vec<AfMsg>, outside: &Outside) -> Option<Carried> {
             }
         }
     };
-    Some(carried(&settled))
+    Some(settled)
 }
 
-fn carried(s: &Settled) -> Carried {
-    Carried {
-        messages: s.upto,
-        state: Arc::new(s.clone()),
+impl Settled {
+    /// How many messages of the framework's list are settled.
+    pub fn messages(&self) -> usize {
+        self.upto
     }
 }
 
@@ -457,9 +455,9 @@ mod tests {
             .collect()
     }
 
-    fn outside(c: &Carried) -> Outside {
+    fn outside(s: &Settled) -> Outside {
         Outside {
-            settled: c.state.downcast_ref::<Settled>().cloned(),
+            settled: Some(s.clone()),
         }
     }
 
@@ -499,9 +497,9 @@ mod tests {
             let mut out = Outside::default();
             for round in 0..6 {
                 let carried = settle(&mut live, &out);
-                if let Some(c) = carried {
-                    settled_any += c.messages;
-                    out = outside(&c);
+                if let Some(s) = carried {
+                    settled_any += s.messages();
+                    out = outside(&s);
                 }
                 assert_eq!(
                     dump(&out.whole(live.clone())),
@@ -551,7 +549,7 @@ mod tests {
         let kept = |id: &str| msg(id.into(), "user", &format!("group_{id}"), false, None);
         let settled = |msgs: Vec<AfMsg>| {
             let mut msgs = msgs;
-            settle(&mut msgs, &Outside::default()).map_or(0, |c| c.messages)
+            settle(&mut msgs, &Outside::default()).map_or(0, |s| s.messages())
         };
         assert_eq!(
             settled(vec![x("a", "g1", None), x("b", "g1", None), kept("c")]),
