@@ -3,9 +3,12 @@
 //! annotation (and token count) the run wrote — and the next call appends the new messages
 //! to it and annotates from the first of them (`annotate_message_groups` starts at the first
 //! gap). A replay's history after a compaction is that list read back into the common model,
-//! message for message, where a message of another format keeps its contents but not its
-//! properties; so the list is carried beside the history, in the history's order, and the next
-//! plan starts from it instead of rebuilding every message unannotated.
+//! message for message, where a message of another format loses its properties and keeps its
+//! contents only as far as the common model holds them (a hosted call reads back as a client
+//! one); so the list is carried beside the history, in the history's order, and the next plan
+//! starts from it instead of rebuilding every message unannotated. Between compactions the
+//! replay keeps no run (a check that does not compact leaves the history as it was): the
+//! messages appended since are annotated together at the next plan, from the first of them.
 //!
 //! Owns: what a history carries for the preset (the settled runs and that list), checking that
 //! the list stands for the history's first messages, and the working list of a history that
