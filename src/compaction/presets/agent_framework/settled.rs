@@ -40,7 +40,36 @@ struct Store {
     groups: HashMap<String, usize>,
     calls: HashMap<String, usize>,
     /// The ids runs follow (`None`: the list's start), each at its first run's start.
-    anchors: HashMap<Option<String>, usize>,
+    anchors: Anchors,
+}
+
+/// Where the runs following each id start (`None`: the list's start), each at its first run:
+/// looked up by a borrowed id, with no string made for the question.
+#[derive(Default)]
+struct Anchors {
+    start: Option<usize>,
+    ids: HashMap<String, usize>,
+}
+
+impl Anchors {
+    /// Records `at` for `id` unless a run following it was recorded before.
+    fn first(&mut self, id: Option<String>, at: usize) {
+        match id {
+            Some(id) => {
+                self.ids.entry(id).or_insert(at);
+            }
+            None => {
+                self.start.get_or_insert(at);
+            }
+        }
+    }
+
+    fn get(&self, id: Option<&str>) -> Option<usize> {
+        match id {
+            Some(id) => self.ids.get(id).copied(),
+            None => self.start,
+        }
+    }
 }
 
 impl Store {
@@ -62,7 +91,7 @@ impl Store {
     }
 
     fn push_run(&mut self, after: Option<String>, run: impl IntoIterator<Item = AfMsg>) {
-        self.anchors.entry(after.clone()).or_insert(self.msgs.len());
+        self.anchors.first(after.clone(), self.msgs.len());
         self.runs.push((self.msgs.len(), after));
         for m in run {
             self.push(m);
@@ -140,7 +169,7 @@ impl Outside {
     /// at the list's start): the framework's list then has a settled message before the
     /// working message that follows it, where a walk back over a group stops.
     pub fn follows(&self, id: Option<&str>) -> bool {
-        self.seen(|st| st.anchors.get(&id.map(str::to_string)).copied())
+        self.seen(|st| st.anchors.get(id))
     }
 
     /// The largest group index among the settled messages.
@@ -168,7 +197,7 @@ impl Outside {
         // ambiguous.
         let mut anchors: HashMap<&str, usize> = HashMap::new();
         for id in msgs.iter().filter_map(AfMsg::id) {
-            if store.anchors.contains_key(&Some(id.to_string())) {
+            if store.anchors.get(Some(id)).is_some() {
                 *anchors.entry(id).or_default() += 1;
             }
         }
@@ -243,7 +272,7 @@ fn crosses(store: &Store, msgs: &[AfMsg]) -> bool {
     // Settled runs seen before each position.
     let mut runs = 0usize;
     let mut first: HashMap<&str, usize> = HashMap::new();
-    if store.anchors.contains_key(&None) {
+    if store.anchors.get(None).is_some() {
         runs += 1;
     }
     for m in msgs {
@@ -252,7 +281,7 @@ fn crosses(store: &Store, msgs: &[AfMsg]) -> bool {
                 return true;
             }
         }
-        if store.anchors.contains_key(&m.id().map(str::to_string)) {
+        if store.anchors.get(m.id()).is_some() {
             runs += 1;
         }
     }
@@ -537,6 +566,34 @@ mod tests {
             }
         }
         assert!(settled_any > 1000, "only {settled_any} messages settled");
+    }
+
+    /// A settled run is found after the message it followed (or at the list's start), by
+    /// the view of the store that holds it, and not after any other message.
+    #[test]
+    fn a_settled_run_is_found_after_the_message_it_followed() {
+        let x = |id: &str, g: &str| msg(id.into(), "assistant", g, true, None);
+        let kept = |id: &str| msg(id.into(), "user", &format!("group_{id}"), false, None);
+        let mut live = vec![x("a", "ga"), kept("c"), x("b", "gb"), kept("d")];
+        let settled = settle(&mut live, &Outside::default()).unwrap();
+        assert_eq!(
+            dump(&live),
+            ["user:Some(\"c\"):false", "user:Some(\"d\"):false"]
+        );
+        let out = outside(&settled);
+        assert!(out.follows(None));
+        assert!(out.follows(Some("c")));
+        assert!(!out.follows(Some("d")));
+        // A later run after "d" is seen by the view that holds it, not by the earlier one.
+        live.extend([x("e", "ge"), kept("f")]);
+        let later = settle(&mut live, &out).unwrap();
+        assert!(outside(&later).follows(Some("d")));
+        assert!(!out.follows(Some("d")));
+        // A second run after "c": the first view still finds the first.
+        live.insert(1, x("g", "gg"));
+        let third = settle(&mut live, &outside(&later)).unwrap();
+        assert!(third.messages() > later.messages());
+        assert!(out.follows(Some("c")));
     }
 
     /// A run is not settled when something outside it shares a group, an id or a call id, or
