@@ -1,10 +1,14 @@
-//! Where the process table is mounted: Linux's `/proc`, or the directory `CTXRAY_PROCFS` names
-//! (a container or sandbox that mounts it elsewhere). Read once.
+//! Where the process table is mounted: the `proc` directory at the filesystem's root, where
+//! Linux puts it, or the directory `CTXRAY_PROCFS` names (a container or sandbox that mounts
+//! it elsewhere). Read once.
 //!
 //! Owns: that one place. Must not: read anything under it.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
+
+/// The directory's name under the filesystem's root on Linux.
+const MOUNT: &str = "proc";
 
 /// The process table's directory.
 pub fn root() -> &'static Path {
@@ -12,7 +16,10 @@ pub fn root() -> &'static Path {
     ROOT.get_or_init(|| {
         std::env::var_os("CTXRAY_PROCFS")
             .filter(|v| !v.is_empty())
-            .map_or_else(|| PathBuf::from("/proc"), PathBuf::from)
+            .map_or_else(
+                || Path::new(Component::RootDir.as_os_str()).join(MOUNT),
+                PathBuf::from,
+            )
     })
 }
 

@@ -45,7 +45,7 @@ pub fn hostile_lines() -> Vec<String> {
         "",
         " ",
         "word's it'll WE'RE",
-        "/usr/bin/env",
+        "src/bin/env.rs",
         "12345 678",
         "\u{00e9}t\u{00e9} caf\u{00e9}",
         "trailing space ",
