@@ -1,5 +1,7 @@
 //! The pieces a message is made of. Owns `Part` and `ImageRef`; knows nothing of any format.
 
+use std::borrow::Cow;
+
 /// An image as the model receives it. The pixels are never copied: only what costing needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImageRef {
@@ -94,6 +96,18 @@ impl Part {
         )
     }
 
+    /// [`Part::plain_text`], borrowed when it is one piece (any part but a tool result of
+    /// several texts): what a preset that holds the history in a framework's shape keeps
+    /// instead of a copy of every text.
+    pub fn plain_cow(&self) -> Cow<'_, str> {
+        let mut pieces = self.plain_pieces().filter(|p| !p.is_empty());
+        match (pieces.next(), pieces.next()) {
+            (None, _) => Cow::Borrowed(""),
+            (Some(one), None) => Cow::Borrowed(one),
+            _ => Cow::Owned(self.plain_text()),
+        }
+    }
+
     /// The readable text of this part (the result's text parts joined for a tool result).
     pub fn plain_text(&self) -> String {
         match self {
@@ -164,7 +178,27 @@ mod tests {
                 p.plain_text(),
                 "{p:?}"
             );
+            assert_eq!(p.plain_cow(), p.plain_text(), "{p:?}");
         }
         assert_eq!(parts[2].plain_text(), "one\n\nthree");
+    }
+
+    /// A tool result of one text, and every part holding one text, lends it; a result of
+    /// several texts is joined into a copy.
+    #[test]
+    fn a_part_of_one_text_lends_it() {
+        let one = Part::ToolResult {
+            call_id: "c".into(),
+            content: vec![Part::Image(ImageRef::default()), Part::text("out")],
+            is_error: None,
+        };
+        assert!(matches!(one.plain_cow(), Cow::Borrowed("out")));
+        assert!(matches!(Part::text("t").plain_cow(), Cow::Borrowed("t")));
+        let two = Part::ToolResult {
+            call_id: "c".into(),
+            content: vec![Part::text("a"), Part::text("b")],
+            is_error: None,
+        };
+        assert!(matches!(two.plain_cow(), Cow::Owned(ref s) if s == "a\nb"));
     }
 }
