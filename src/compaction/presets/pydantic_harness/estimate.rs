@@ -104,29 +104,34 @@ impl Estimator<'_> {
 pub fn segments(r: &Rec) -> Vec<&str> {
     let mut out = Vec::new();
     for p in &r.parts {
-        match p {
-            P::User(u) => {
-                // `''.join(texts)`: one segment; lengths add up the same.
-                out.extend(u.texts.iter().map(String::as_str));
-            }
-            P::System { content, .. } => out.push(content.as_str()),
-            P::ToolReturn { text, .. } | P::RetryFeedback { text, .. } | P::Text(text) => {
-                out.push(text.as_str())
-            }
-            P::Thinking(text) => out.push(text.as_str()),
-            P::Compaction { content, .. } => out.push(content.as_deref().unwrap_or("")),
-            P::ToolCall { name, args, .. } | P::NativeCall { name, args } => {
-                out.push(name.as_str());
-                out.push(args.as_str());
-            }
-            P::NativeReturn { name, text } => {
-                out.push(name.as_str());
-                out.push(text.as_str());
-            }
-            P::Image | P::Other => {}
-        }
+        part_segments(p, &mut out);
     }
     out
+}
+
+/// The text segments one part contributes, appended to `out`.
+pub fn part_segments<'r>(p: &'r P, out: &mut Vec<&'r str>) {
+    match p {
+        P::User(u) => {
+            // `''.join(texts)`: one segment; lengths add up the same.
+            out.extend(u.texts.iter().map(String::as_str));
+        }
+        P::System { content, .. } => out.push(content.as_str()),
+        P::ToolReturn { text, .. } | P::RetryFeedback { text, .. } | P::Text(text) => {
+            out.push(text.as_str())
+        }
+        P::Thinking(text) => out.push(text.as_str()),
+        P::Compaction { content, .. } => out.push(content.as_deref().unwrap_or("")),
+        P::ToolCall { name, args, .. } | P::NativeCall { name, args } => {
+            out.push(name.as_str());
+            out.push(args.as_str());
+        }
+        P::NativeReturn { name, text } => {
+            out.push(name.as_str());
+            out.push(text.as_str());
+        }
+        P::Image | P::Other => {}
+    }
 }
 
 /// The latest non-empty instructions of a request, counted once.

@@ -2,7 +2,7 @@
 //! and media never shown to it, a summary that can grow the request (0.62 inserts it anyway;
 //! `guard=shrink` rejects it), a tail that compacts again on every request, and the receipt.
 
-use super::estimate::{segments, Estimator};
+use super::estimate::{part_segments, Estimator};
 use super::history::{Rec, P};
 use super::summarizing::Outcome;
 use super::transcript::Cuts;
@@ -124,36 +124,30 @@ fn unseen(c: &Context, o: &Outcome) -> Vec<Finding> {
 
 /// The estimate of the compacted history without the summary itself (`estimate_token_count`).
 fn after_without_summary(c: &Context, o: &Outcome) -> usize {
-    let mut owned: Vec<String> = Vec::new();
+    let mut segs: Vec<&str> = Vec::new();
     for &(i, j) in &o.survivors {
-        if let Some(r) = c.recs.get(i) {
-            let one = Rec {
-                parts: r.parts.get(j).cloned().into_iter().collect(),
-                request: r.request,
-                ..Rec::default()
-            };
-            owned.extend(segments(&one).into_iter().map(str::to_string));
+        if let Some(p) = c.recs.get(i).and_then(|r| r.parts.get(j)) {
+            part_segments(p, &mut segs);
         }
     }
     for &i in &o.user_copies {
         if let Some(r) = c.recs.get(i) {
             for p in &r.parts {
                 if let Some(u) = p.user().filter(|u| u.is_turn() && !u.kept_copy) {
-                    owned.extend(u.texts.iter().cloned());
+                    segs.extend(u.texts.iter().map(String::as_str));
                 }
             }
         }
     }
-    owned.extend(o.receipt.iter().cloned());
+    segs.extend(o.receipt.as_deref());
     let tail_instructions = o
         .survivors
         .iter()
         .rev()
         .filter_map(|&(i, _)| c.recs.get(i))
-        .find_map(|r| r.instructions.clone().filter(|s| !s.is_empty()));
-    owned.extend(tail_instructions);
-    let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
-    c.est.count(&refs)
+        .find_map(|r| r.instructions.as_deref().filter(|s| !s.is_empty()));
+    segs.extend(tail_instructions);
+    c.est.count(&segs)
 }
 
 fn grows(c: &Context, o: &Outcome) -> Option<Finding> {
