@@ -6,7 +6,11 @@
 //! preset wrote (read back, then kept in the source's format): they keep the records they came
 //! from (same source index, one request), their summary is the harness' own and a receipt's
 //! text is a receipt again.
+//!
+//! The parts borrow the messages' texts, names and ids; only `str()` of a tool call's parsed
+//! arguments and a tool result joined from several texts are owned.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -16,9 +20,9 @@ use crate::pyrepr;
 use crate::session::{Message, Part, Role, Session};
 
 /// Any other format: each assistant message a response, runs of other messages one request.
-pub fn records(session: &Session) -> Vec<Rec> {
+pub fn records(session: &Session) -> Vec<Rec<'_>> {
     let mut out: Vec<Rec> = Vec::new();
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
     for m in &session.messages {
         if m.role == Role::Event {
             continue;
@@ -60,21 +64,25 @@ pub fn records(session: &Session) -> Vec<Rec> {
 
 /// The parts `records` gives message `m`, but for tool names of results (which the text
 /// segments and the record boundaries do not read).
-pub fn parts_of(m: &Message) -> Vec<P> {
+pub fn parts_of(m: &Message) -> Vec<P<'_>> {
     model_parts(m, m.raw.is_none(), &mut BTreeMap::new())
 }
 
-fn model_parts(m: &Message, carried: bool, names: &mut BTreeMap<String, String>) -> Vec<P> {
+fn model_parts<'a>(
+    m: &'a Message,
+    carried: bool,
+    names: &mut BTreeMap<&'a str, &'a str>,
+) -> Vec<P<'a>> {
     m.parts
         .iter()
         .map(|part| match (carried, part) {
             (true, Part::Summary { text }) if m.role != Role::Assistant => P::Compaction {
-                content: Some(text.clone()),
+                content: Some(Cow::Borrowed(text)),
                 own: !text.is_empty(),
             },
             (true, Part::Text { text }) if m.role == Role::User && is_receipt(text) => {
                 P::User(UserPart {
-                    texts: vec![text.clone()],
+                    texts: vec![Cow::Borrowed(text)],
                     receipt: true,
                     ..UserPart::default()
                 })
@@ -91,16 +99,16 @@ pub fn is_receipt(text: &str) -> bool {
         && text.contains("re-verify critical facts against primary sources.")
 }
 
-fn model_part(role: Role, part: &Part, names: &mut BTreeMap<String, String>) -> P {
+fn model_part<'a>(role: Role, part: &'a Part, names: &mut BTreeMap<&'a str, &'a str>) -> P<'a> {
     let assistant = role == Role::Assistant;
     match part {
-        Part::Text { text } if assistant => P::Text(text.clone()),
+        Part::Text { text } if assistant => P::Text(Cow::Borrowed(text)),
         Part::Text { text } if matches!(role, Role::System | Role::Developer) => P::System {
-            content: text.clone(),
+            content: Cow::Borrowed(text),
             request_scope: false,
         },
         Part::Text { text } => P::User(UserPart {
-            texts: vec![text.clone()],
+            texts: vec![Cow::Borrowed(text)],
             ..UserPart::default()
         }),
         Part::ToolCall {
@@ -109,45 +117,47 @@ fn model_part(role: Role, part: &Part, names: &mut BTreeMap<String, String>) -> 
             arguments,
             server,
         } => {
-            names.insert(id.clone(), name.clone());
-            let args = serde_json::from_str::<Value>(arguments)
-                .map_or_else(|_| arguments.clone(), |v| pyrepr::str_of(&v));
-            let name = name.clone();
+            names.insert(id, name);
+            let args = serde_json::from_str::<Value>(arguments).map_or_else(
+                |_| Cow::Borrowed(arguments.as_str()),
+                |v| Cow::Owned(pyrepr::str_of(&v)),
+            );
+            let name = Cow::Borrowed(name.as_str());
             match server {
                 true => P::NativeCall { name, args },
                 false => P::ToolCall {
                     name,
                     args,
-                    call_id: id.clone(),
+                    call_id: Cow::Borrowed(id),
                     load: false,
                 },
             }
         }
         Part::ToolResult { call_id, .. } => {
-            let name = names.get(call_id).cloned().unwrap_or_default();
-            let text = part.plain_text();
+            let name = Cow::Borrowed(names.get(call_id.as_str()).copied().unwrap_or_default());
+            let text = part.plain_cow();
             match assistant {
                 true => P::NativeReturn { name, text },
                 false => P::ToolReturn {
                     name,
                     text,
-                    call_id: call_id.clone(),
+                    call_id: Cow::Borrowed(call_id),
                     retried: false,
                     cause: None,
                     load: false,
                 },
             }
         }
-        Part::Reasoning { text, .. } => P::Thinking(text.clone()),
+        Part::Reasoning { text, .. } => P::Thinking(Cow::Borrowed(text)),
         // A summary this preset inserted (ctxray's `compact`/`replay`) carries the text
         // providers are sent for an own `CompactionPart`; it is the harness' own summary again.
         Part::Summary { text } => match text.strip_prefix(super::SUMMARY_PREFIX) {
             Some(own) => P::Compaction {
-                content: Some(own.to_string()),
+                content: Some(Cow::Borrowed(own)),
                 own: true,
             },
             None => P::Compaction {
-                content: Some(text.clone()),
+                content: Some(Cow::Borrowed(text)),
                 own: false,
             },
         },

@@ -58,7 +58,7 @@ pub fn is_receipt_only(r: &Rec) -> bool {
 
 /// What the layout is filled with.
 pub struct Fill<'a> {
-    pub recs: &'a [&'a Rec],
+    pub recs: &'a [&'a Rec<'a>],
     /// One pydantic-ai JSON record per `Rec`.
     pub records: &'a [Value],
     pub summary: Option<&'a str>,

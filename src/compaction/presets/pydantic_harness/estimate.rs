@@ -101,7 +101,7 @@ impl Estimator<'_> {
 }
 
 /// The text segments one message contributes (`_message_segments`).
-pub fn segments(r: &Rec) -> Vec<&str> {
+pub fn segments<'r>(r: &'r Rec) -> Vec<&'r str> {
     let mut out = Vec::new();
     for p in &r.parts {
         part_segments(p, &mut out);
@@ -114,21 +114,21 @@ pub fn part_segments<'r>(p: &'r P, out: &mut Vec<&'r str>) {
     match p {
         P::User(u) => {
             // `''.join(texts)`: one segment; lengths add up the same.
-            out.extend(u.texts.iter().map(String::as_str));
+            out.extend(u.texts.iter().map(|t| &**t));
         }
-        P::System { content, .. } => out.push(content.as_str()),
-        P::ToolReturn { text, .. } | P::RetryFeedback { text, .. } | P::Text(text) => {
-            out.push(text.as_str())
-        }
-        P::Thinking(text) => out.push(text.as_str()),
+        P::System { content: text, .. }
+        | P::ToolReturn { text, .. }
+        | P::RetryFeedback { text, .. }
+        | P::Text(text)
+        | P::Thinking(text) => out.push(text),
         P::Compaction { content, .. } => out.push(content.as_deref().unwrap_or("")),
         P::ToolCall { name, args, .. } | P::NativeCall { name, args } => {
-            out.push(name.as_str());
-            out.push(args.as_str());
+            out.push(name);
+            out.push(args);
         }
         P::NativeReturn { name, text } => {
-            out.push(name.as_str());
-            out.push(text.as_str());
+            out.push(name);
+            out.push(text);
         }
         P::Image | P::Other => {}
     }
@@ -142,22 +142,22 @@ fn instructions<'a>(recs: &[&'a Rec]) -> Option<&'a str> {
         .find_map(|r| r.instructions.as_deref().filter(|s| !s.is_empty()))
 }
 
-fn call_ids(r: &Rec) -> Vec<&str> {
+fn call_ids<'r>(r: &'r Rec) -> Vec<&'r str> {
     r.parts
         .iter()
         .filter_map(|p| match p {
-            P::ToolCall { call_id, .. } if !call_id.is_empty() => Some(call_id.as_str()),
+            P::ToolCall { call_id, .. } if !call_id.is_empty() => Some(&**call_id),
             _ => None,
         })
         .collect()
 }
 
 /// Ids a request answers (`_is_tool_reply`: tool returns, retried ones included).
-fn reply_ids(r: &Rec) -> Vec<&str> {
+fn reply_ids<'r>(r: &'r Rec) -> Vec<&'r str> {
     r.parts
         .iter()
         .filter_map(|p| match p {
-            P::ToolReturn { call_id, .. } => Some(call_id.as_str()),
+            P::ToolReturn { call_id, .. } => Some(&**call_id),
             _ => None,
         })
         .collect()

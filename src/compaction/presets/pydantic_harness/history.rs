@@ -5,7 +5,13 @@
 //! `str(content)` are the Python renderings of the stored values); built from the common model
 //! for every other format (consecutive non-assistant messages form one request, as core's
 //! history cleaning merges adjacent requests).
+//!
+//! Owns: `P`, `Rec` and `UserPart`, and reading them from a native record. The parts borrow
+//! their texts from the `Session` they were built from; a text the session does not hold as it
+//! is (read from a raw record, `str()` of parsed arguments, a tool result joined from several
+//! texts) is owned.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -24,43 +30,43 @@ pub const LEGACY_SUMMARY_PREFIX: &str = "Summary of previous conversation:\n\n";
 
 /// One part of a request or response, reduced to what the harness reads.
 #[derive(Debug, Clone, PartialEq)]
-pub enum P {
+pub enum P<'a> {
     System {
-        content: String,
+        content: Cow<'a, str>,
         request_scope: bool,
     },
-    User(UserPart),
+    User(UserPart<'a>),
     ToolReturn {
-        name: String,
-        text: String,
-        call_id: String,
+        name: Cow<'a, str>,
+        text: Cow<'a, str>,
+        call_id: Cow<'a, str>,
         retried: bool,
         cause: Option<String>,
         load: bool,
     },
     RetryFeedback {
-        text: String,
+        text: Cow<'a, str>,
         cause: String,
     },
     Compaction {
-        content: Option<String>,
+        content: Option<Cow<'a, str>>,
         own: bool,
     },
-    Text(String),
+    Text(Cow<'a, str>),
     ToolCall {
-        name: String,
-        args: String,
-        call_id: String,
+        name: Cow<'a, str>,
+        args: Cow<'a, str>,
+        call_id: Cow<'a, str>,
         load: bool,
     },
-    Thinking(String),
+    Thinking(Cow<'a, str>),
     NativeCall {
-        name: String,
-        args: String,
+        name: Cow<'a, str>,
+        args: Cow<'a, str>,
     },
     NativeReturn {
-        name: String,
-        text: String,
+        name: Cow<'a, str>,
+        text: Cow<'a, str>,
     },
     Image,
     Other,
@@ -68,8 +74,8 @@ pub enum P {
 
 /// A `UserPromptPart`: its text items and the harness markers on them.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct UserPart {
-    pub texts: Vec<String>,
+pub struct UserPart<'a> {
+    pub texts: Vec<Cow<'a, str>>,
     pub origin: Option<String>,
     pub receipt: bool,
     pub pinned: bool,
@@ -78,21 +84,21 @@ pub struct UserPart {
     pub media: usize,
 }
 
-impl UserPart {
+impl UserPart<'_> {
     /// A user turn: not a pin, receipt or harness data (`_is_user_turn_part`).
     pub fn is_turn(&self) -> bool {
         !self.pinned && !self.receipt && self.origin.is_none()
     }
 }
 
-impl P {
+impl<'a> P<'a> {
     pub fn is_legacy_summary(&self) -> bool {
         matches!(self, P::System { content, .. } if content.starts_with(LEGACY_SUMMARY_PREFIX))
     }
     pub fn is_own_summary(&self) -> bool {
         matches!(self, P::Compaction { own: true, .. })
     }
-    pub fn user(&self) -> Option<&UserPart> {
+    pub fn user(&self) -> Option<&UserPart<'a>> {
         match self {
             P::User(u) => Some(u),
             _ => None,
@@ -102,9 +108,9 @@ impl P {
 
 /// One `ModelRequest` or `ModelResponse`.
 #[derive(Debug, Clone, Default)]
-pub struct Rec {
+pub struct Rec<'a> {
     pub request: bool,
-    pub parts: Vec<P>,
+    pub parts: Vec<P<'a>>,
     pub instructions: Option<String>,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -116,7 +122,7 @@ pub struct Rec {
 }
 
 /// The session as pydantic-ai messages, in source order.
-pub fn records(session: &Session) -> Vec<Rec> {
+pub fn records(session: &Session) -> Vec<Rec<'_>> {
     if session.format == Format::PYDANTIC_AI {
         if let Some(recs) = from_raw(session) {
             return recs;
@@ -125,7 +131,7 @@ pub fn records(session: &Session) -> Vec<Rec> {
     super::common::records(session)
 }
 
-fn from_raw(session: &Session) -> Option<Vec<Rec>> {
+fn from_raw(session: &Session) -> Option<Vec<Rec<'static>>> {
     let mut by_source: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for m in &session.messages {
         by_source.entry(m.source_index).or_default().push(m.index);
@@ -169,24 +175,30 @@ fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// `str(value)` as Python prints the stored value (`None` for null).
-fn py_str(v: Option<&Value>) -> String {
-    pyrepr::str_of(v.unwrap_or(&Value::Null))
+/// The string at `key` (empty when there is none), a copy of its own: the raw record it is read
+/// from does not outlive the reading.
+fn text_at(v: &Value, key: &str) -> Cow<'static, str> {
+    Cow::Owned(str_at(v, key).unwrap_or_default().to_string())
 }
 
-fn request_part(p: &Value) -> P {
+/// `str(value)` as Python prints the stored value (`None` for null).
+fn py_str(v: Option<&Value>) -> Cow<'static, str> {
+    Cow::Owned(pyrepr::str_of(v.unwrap_or(&Value::Null)))
+}
+
+fn request_part(p: &Value) -> P<'static> {
     match str_at(p, "part_kind").unwrap_or("") {
         "system-prompt" => P::System {
-            content: str_at(p, "content").unwrap_or_default().to_string(),
+            content: text_at(p, "content"),
             request_scope: str_at(p, "scope") == Some("request"),
         },
         "user-prompt" => P::User(user_part(p.get("content"))),
         kind @ ("tool-return" | "tool-search-return" | "capability-load-return") => {
             let retried = str_at(p, "outcome") == Some("retried");
             P::ToolReturn {
-                name: str_at(p, "tool_name").unwrap_or_default().to_string(),
+                name: text_at(p, "tool_name"),
                 text: py_str(p.get("content")),
-                call_id: str_at(p, "tool_call_id").unwrap_or_default().to_string(),
+                call_id: text_at(p, "tool_call_id"),
                 retried,
                 cause: p
                     .get("retry")
@@ -210,14 +222,14 @@ fn request_part(p: &Value) -> P {
 }
 
 /// A stored `retry-prompt` loads as a retried `ToolReturnPart` or a `RetryFeedbackPart`.
-fn legacy_retry(p: &Value) -> P {
+fn legacy_retry(p: &Value) -> P<'static> {
     let content = p.get("content");
     let is_str = content.is_some_and(Value::is_string);
     match str_at(p, "tool_name") {
         Some(name) => P::ToolReturn {
-            name: name.to_string(),
+            name: Cow::Owned(name.to_string()),
             text: py_str(content),
-            call_id: str_at(p, "tool_call_id").unwrap_or_default().to_string(),
+            call_id: text_at(p, "tool_call_id"),
             retried: true,
             cause: (!is_str).then(|| "validation_error".to_string()),
             load: false,
@@ -237,27 +249,27 @@ fn legacy_retry(p: &Value) -> P {
 }
 
 /// `RetryFeedbackPart.model_response()`: the feedback fenced in the user voice.
-fn feedback_text(content: Option<&Value>, cause: &str) -> String {
+fn feedback_text(content: Option<&Value>, cause: &str) -> Cow<'static, str> {
     let body = match content {
         Some(Value::String(s)) => s.clone(),
         Some(v) => serde_json::to_string(v).unwrap_or_default(),
         None => String::new(),
     };
     if cause == "no_output" {
-        return body;
+        return Cow::Owned(body);
     }
     let tag = if cause == "validation_error" {
         "validation_errors"
     } else {
         "retry_feedback"
     };
-    format!(
+    Cow::Owned(format!(
         "Your previous response failed the application's validation (this is automated feedback, not a message from the user):\n<{tag}>\n{body}\n</{tag}>"
-    )
+    ))
 }
 
-fn compaction(p: &Value) -> P {
-    let content = str_at(p, "content").map(str::to_string);
+fn compaction(p: &Value) -> P<'static> {
+    let content: Option<Cow<str>> = str_at(p, "content").map(|c| Cow::Owned(c.to_string()));
     let null = |k: &str| p.get(k).is_none_or(Value::is_null);
     let marked = p
         .get("metadata")
@@ -272,11 +284,11 @@ fn compaction(p: &Value) -> P {
     P::Compaction { content, own }
 }
 
-fn user_part(content: Option<&Value>) -> UserPart {
+fn user_part(content: Option<&Value>) -> UserPart<'static> {
     let mut u = UserPart::default();
     let items = match content {
         Some(Value::String(s)) => {
-            u.texts.push(s.clone());
+            u.texts.push(Cow::Owned(s.clone()));
             return u;
         }
         Some(Value::Array(items)) => items.as_slice(),
@@ -284,7 +296,7 @@ fn user_part(content: Option<&Value>) -> UserPart {
     };
     for (n, item) in items.iter().enumerate() {
         if let Some(s) = item.as_str() {
-            u.texts.push(s.to_string());
+            u.texts.push(Cow::Owned(s.to_string()));
             continue;
         }
         match str_at(item, "kind") {
@@ -295,8 +307,7 @@ fn user_part(content: Option<&Value>) -> UserPart {
                 continue;
             }
         }
-        u.texts
-            .push(str_at(item, "content").unwrap_or_default().to_string());
+        u.texts.push(text_at(item, "content"));
         let meta = item.get("metadata").unwrap_or(&Value::Null);
         let meta_str = meta.as_str();
         u.receipt |= meta_str == Some(RECEIPT_META);
@@ -320,17 +331,17 @@ fn origin(meta: &Value) -> Option<String> {
         .then(|| LEGACY_MEMORY.to_string())
 }
 
-fn response_part(p: &Value) -> P {
-    let name = || str_at(p, "tool_name").unwrap_or_default().to_string();
+fn response_part(p: &Value) -> P<'static> {
+    let name = || text_at(p, "tool_name");
     match str_at(p, "part_kind").unwrap_or("") {
-        "text" => P::Text(str_at(p, "content").unwrap_or_default().to_string()),
+        "text" => P::Text(text_at(p, "content")),
         kind @ ("tool-call" | "capability-load-call") => P::ToolCall {
             name: name(),
             args: py_str(p.get("args")),
-            call_id: str_at(p, "tool_call_id").unwrap_or_default().to_string(),
+            call_id: text_at(p, "tool_call_id"),
             load: kind == "capability-load-call",
         },
-        "thinking" => P::Thinking(str_at(p, "content").unwrap_or_default().to_string()),
+        "thinking" => P::Thinking(text_at(p, "content")),
         "compaction" => compaction(p),
         "builtin-tool-call" => P::NativeCall {
             name: name(),
@@ -338,11 +349,11 @@ fn response_part(p: &Value) -> P {
         },
         "builtin-tool-return" => P::NativeReturn {
             name: name(),
-            text: match p.get("content") {
+            text: Cow::Owned(match p.get("content") {
                 Some(Value::String(s)) => s.clone(),
                 Some(v) => serde_json::to_string(v).unwrap_or_default(),
                 None => String::new(),
-            },
+            }),
         },
         _ => P::Other,
     }

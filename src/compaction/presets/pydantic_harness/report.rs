@@ -12,7 +12,7 @@ use crate::compaction::preset::PlanInput;
 
 pub struct Context<'a> {
     pub input: &'a PlanInput<'a>,
-    pub recs: &'a [&'a Rec],
+    pub recs: &'a [&'a Rec<'a>],
     pub outcome: Option<&'a Outcome>,
     pub split: &'a Split,
     pub trigger: &'a Trigger,
@@ -134,7 +134,7 @@ fn after_without_summary(c: &Context, o: &Outcome) -> usize {
         if let Some(r) = c.recs.get(i) {
             for p in &r.parts {
                 if let Some(u) = p.user().filter(|u| u.is_turn() && !u.kept_copy) {
-                    segs.extend(u.texts.iter().map(String::as_str));
+                    segs.extend(u.texts.iter().map(|t| &**t));
                 }
             }
         }

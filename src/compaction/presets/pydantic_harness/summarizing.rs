@@ -207,7 +207,7 @@ fn keep_tail(recs: &[&Rec], tail_start: usize, anchored: bool, keep: &mut Keep) 
 
 fn system_text<'a>(recs: &[&'a Rec], i: usize, j: usize) -> Option<&'a str> {
     match recs.get(i)?.parts.get(j)? {
-        P::System { content, .. } => Some(content.as_str()),
+        P::System { content, .. } => Some(content),
         _ => None,
     }
 }
@@ -259,7 +259,7 @@ fn kept_first_user_parts(r: &Rec, carried: &[&str]) -> Vec<usize> {
             let p = &parts[j];
             let marker = p.user().is_some_and(|u| u.receipt || u.origin.is_some());
             let carried_system =
-                matches!(p, P::System { content, .. } if carried.contains(&content.as_str()));
+                matches!(p, P::System { content, .. } if carried.contains(&&**content));
             !marker && !p.is_own_summary() && !p.is_legacy_summary() && !carried_system
         })
         .collect()
