@@ -5,6 +5,8 @@
 //! Owns: one JSON record per `Rec`, parts aligned with `Rec::parts` (a part pydantic-ai has no
 //! type for is `null`, left out when written). Must not: decide what is kept.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 
 use super::history::{Rec, SUMMARY_KEY};
@@ -12,10 +14,20 @@ use crate::session::{Format, Message, Part, Role, Session};
 
 /// The records of `recs` as pydantic-ai JSON, in order.
 pub fn records(session: &Session, recs: &[Rec]) -> Vec<Value> {
+    // Tool names by call id, over the whole session (a later call of an id wins), made once
+    // for every record.
+    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    for m in &session.messages {
+        for p in &m.parts {
+            if let Part::ToolCall { id, name, .. } = p {
+                names.insert(id, name);
+            }
+        }
+    }
     recs.iter()
         .map(|r| match native(session, r) {
             Some(v) => v,
-            None => synthesized(session, r),
+            None => synthesized(session, r, &names),
         })
         .collect()
 }
@@ -30,7 +42,7 @@ fn native(session: &Session, r: &Rec) -> Option<Value> {
     v.get("parts").is_some().then_some(v)
 }
 
-fn synthesized(session: &Session, r: &Rec) -> Value {
+fn synthesized(session: &Session, r: &Rec, names: &BTreeMap<&str, &str>) -> Value {
     let messages: Vec<&Message> = r
         .messages
         .iter()
@@ -40,20 +52,12 @@ fn synthesized(session: &Session, r: &Rec) -> Value {
         .iter()
         .find_map(|m| m.timestamp.clone())
         .map_or(Value::Null, Value::String);
-    let mut names = std::collections::BTreeMap::new();
-    for m in &session.messages {
-        for p in &m.parts {
-            if let Part::ToolCall { id, name, .. } = p {
-                names.insert(id.clone(), name.clone());
-            }
-        }
-    }
     let parts: Vec<Value> = messages
         .iter()
         .flat_map(|m| m.parts.iter().map(move |p| (*m, p)))
         .map(|(m, p)| match carried(m, p) {
             Some(v) => v,
-            None => part(m.role, p, &time, &names),
+            None => part(m.role, p, &time, names),
         })
         .collect();
     if r.request {
@@ -130,12 +134,7 @@ fn args(arguments: &str) -> Value {
     }
 }
 
-fn part(
-    role: Role,
-    p: &Part,
-    time: &Value,
-    names: &std::collections::BTreeMap<String, String>,
-) -> Value {
+fn part(role: Role, p: &Part, time: &Value, names: &BTreeMap<&str, &str>) -> Value {
     let assistant = role == Role::Assistant;
     match p {
         Part::Text { text } if assistant => json!({
@@ -162,7 +161,7 @@ fn part(
         Part::ToolResult {
             call_id, is_error, ..
         } => {
-            let name = names.get(call_id).cloned().unwrap_or_default();
+            let name = names.get(call_id.as_str()).copied().unwrap_or_default();
             let text = p.plain_text();
             match assistant {
                 true => json!({
