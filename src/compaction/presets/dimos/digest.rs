@@ -60,14 +60,15 @@ fn head(text: &str, n: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::presets::lc::LcContent;
     use serde_json::{json, Value};
 
-    fn m(kind: LcKind, content: Value, calls: &[&str]) -> LcMessage {
+    fn m(kind: LcKind, content: Value, calls: &[&str]) -> LcMessage<'static> {
         LcMessage {
             index: 0,
             kind,
             class: kind.class_name(),
-            content,
+            content: LcContent::from_value(content),
             tool_calls: calls.iter().map(|n| (n.to_string(), json!({}))).collect(),
         }
     }

@@ -266,5 +266,5 @@ fn from_model(m: &Message) -> Option<Value> {
             }),
         );
     }
-    Some(dict(out_kind, lc.content, own))
+    Some(dict(out_kind, lc.content.into_value(), own))
 }

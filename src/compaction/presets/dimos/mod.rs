@@ -20,7 +20,7 @@ mod quiet;
 
 use std::borrow::Cow;
 
-use super::lc::{self, LcKind, LcMessage};
+use super::lc::{self, LcContent, LcKind, LcMessage};
 use crate::compaction::after::After;
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{
@@ -240,8 +240,8 @@ impl Preset for Dimos {
 /// dimos' `estimate_tokens` for one message.
 pub fn estimate_tokens(m: &LcMessage) -> u64 {
     let content = match &m.content {
-        serde_json::Value::String(s) => s.chars().count() / 4,
-        serde_json::Value::Array(parts) => parts
+        LcContent::Text(s) => s.chars().count() / 4,
+        LcContent::Json(serde_json::Value::Array(parts)) => parts
             .iter()
             .map(
                 |p| match p.get("type").and_then(serde_json::Value::as_str) {
@@ -251,8 +251,8 @@ pub fn estimate_tokens(m: &LcMessage) -> u64 {
                 },
             )
             .sum(),
-        serde_json::Value::Null => 0,
-        other => pyrepr::str_of_chars(other) / 4,
+        LcContent::Json(serde_json::Value::Null) => 0,
+        LcContent::Json(other) => pyrepr::str_of_chars(other) / 4,
     };
     let calls: usize = m
         .tool_calls
@@ -470,11 +470,11 @@ mod prompt_tests {
                     index,
                     kind: LcKind::Human,
                     class: if index % 2 == 0 { "HumanMessage" } else { "AIMessage" },
-                    content: if *blocks {
+                    content: LcContent::from_value(if *blocks {
                         json!([{"type": "text", "text": t}])
                     } else {
                         json!(t)
-                    },
+                    }),
                     tool_calls: Vec::new(),
                 })
                 .collect();
