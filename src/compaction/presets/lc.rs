@@ -158,10 +158,10 @@ pub fn messages_of(m: &Message) -> Option<LcMessage<'_>> {
 }
 
 fn from_raw(session: &Session, m: &Message) -> Option<LcMessage<'static>> {
-    let record: Value = serde_json::from_slice(&session.raw_record(m)?).ok()?;
+    let mut record: Value = serde_json::from_slice(&session.raw_record(m)?).ok()?;
     let (kind, class) = class_of(record.get("type")?.as_str()?)?;
+    let content = LcContent::from_value(record.get_mut("data")?.get_mut("content")?.take());
     let data = record.get("data")?;
-    let content = LcContent::from_value(data.get("content")?.clone());
     let tool_calls = data
         .get("tool_calls")
         .and_then(Value::as_array)
