@@ -117,9 +117,17 @@ mod tests {
             let link = dir.path().join("l");
             std::os::unix::fs::symlink(&file, &link).unwrap();
             assert_eq!(inspect(&link).unwrap(), Target::NotAFile("symbolic link"));
+            // Made in the test's own directory: no place of the machine is named.
+            let socket = dir.path().join("s");
+            let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+            assert_eq!(inspect(&socket).unwrap(), Target::NotAFile("socket"));
+            let fifo = dir.path().join("p");
+            let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: `name` is a NUL-terminated path that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
             assert_eq!(
-                inspect(Path::new("/dev/null")).unwrap(),
-                Target::NotAFile("character device")
+                inspect(&fifo).unwrap(),
+                Target::NotAFile("FIFO (named pipe)")
             );
         }
     }
