@@ -191,14 +191,14 @@ pub(super) fn synth_message(m: &Message, names: &HashMap<&str, &str>) -> Vec<Val
         Role::Assistant if m.client_calls().next().is_some() => synth_actions(m, &id),
         _ => {
             let mut out = synth_results(m, &id, names);
-            let rest: Vec<Part> = m
-                .parts
-                .iter()
-                .filter(|p| !matches!(p, Part::ToolResult { .. } | Part::ToolCall { .. }))
-                .cloned()
-                .collect();
-            if out.is_empty() || !content_of(&rest).is_empty() {
-                out.push(synth_plain(m, &rest, &id));
+            // The message's own content, made once (its texts copied once, not three times).
+            let content = content_of(
+                m.parts
+                    .iter()
+                    .filter(|p| !matches!(p, Part::ToolResult { .. } | Part::ToolCall { .. })),
+            );
+            if out.is_empty() || !content.is_empty() {
+                out.push(synth_plain(m, content, &id));
             }
             out
         }
@@ -221,9 +221,9 @@ fn joined_text(m: &Message) -> String {
         .join("\n")
 }
 
-fn content_of(parts: &[Part]) -> Vec<Value> {
+fn content_of<'a>(parts: impl IntoIterator<Item = &'a Part>) -> Vec<Value> {
     parts
-        .iter()
+        .into_iter()
         .filter_map(|p| match p {
             Part::Text { text } | Part::Summary { text } => {
                 Some(json!({"type": "text", "text": text}))
@@ -240,7 +240,7 @@ fn content_of(parts: &[Part]) -> Vec<Value> {
         .collect()
 }
 
-fn synth_plain(m: &Message, parts: &[Part], id: &str) -> Value {
+fn synth_plain(m: &Message, content: Vec<Value>, id: &str) -> Value {
     let role = match m.role {
         Role::Assistant => "assistant",
         _ => "user",
@@ -254,7 +254,7 @@ fn synth_plain(m: &Message, parts: &[Part], id: &str) -> Value {
             _ => None,
         })
         .collect();
-    let mut llm = json!({"role": role, "content": content_of(parts)});
+    let mut llm = json!({"role": role, "content": content});
     if !reasoning.is_empty() {
         llm["reasoning_content"] = Value::String(reasoning);
     }
