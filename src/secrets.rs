@@ -209,9 +209,15 @@ pub fn mask_env(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// `text` with every secret replaced by `[REDACTED:<kind>]`, and how many were replaced.
 pub fn mask(text: &str) -> (String, usize) {
+    let (masked, n) = mask_cow(text);
+    (masked.into_owned(), n)
+}
+
+/// [`mask`], lending `text` back when it holds no secret.
+pub fn mask_cow(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
     let found = find(text);
     if found.is_empty() {
-        return (text.to_string(), 0);
+        return (std::borrow::Cow::Borrowed(text), 0);
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
@@ -221,7 +227,7 @@ pub fn mask(text: &str) -> (String, usize) {
         at = m.range.end;
     }
     out.push_str(&text[at..]);
-    (out, found.len())
+    (std::borrow::Cow::Owned(out), found.len())
 }
 
 /// Shannon entropy per character above 3.5 bits with letters and digits mixed: a generated

@@ -12,38 +12,59 @@ use crate::compaction::plan::Plan;
 use crate::compaction::preset::{self, PlanInput};
 use crate::session::{Format, RawLines};
 
-/// The bytes `-o` writes and a few words on what they are. By default the source's own
-/// format as the framework persists it: a Claude Code file from its original lines; the
-/// framework's own document when it is of the source's format (Hermes' message dicts for an
-/// OpenAI chat file, pydantic-ai messages, Agent Framework dicts, OpenHands events with the
-/// `Condensation`); else OpenAI chat JSON. `to` asks for a format instead: `openai-chat`, or
-/// the framework's own. Secrets are masked in every string.
-pub fn written(
+/// The format `-o` writes the compacted history in, or why it cannot be written as `to`. By
+/// default the source's own format as the framework persists it: a Claude Code file from its
+/// original lines; the framework's own document when it is of the source's format (Hermes'
+/// message dicts for an OpenAI chat file, pydantic-ai messages, Agent Framework dicts,
+/// OpenHands events with the `Condensation`); else OpenAI chat JSON. `to` asks for a format
+/// instead: `openai-chat`, or the framework's own.
+pub fn target(
     before: &Analysis,
-    plan: &Plan,
     done: &Compaction,
     input: Option<&std::path::Path>,
     to: Option<Format>,
-) -> anyhow::Result<(Vec<u8>, String)> {
+) -> anyhow::Result<Format> {
     let source = before.session.format;
     let target = to.unwrap_or(match (source, input) {
         (Format::CLAUDE_CODE, Some(path)) if path.is_file() => Format::CLAUDE_CODE,
         _ if done.history_format == Some(source) => source,
         _ => Format::OPENAI_CHAT,
     });
-    let (bytes, masked, what) = if Some(target) == done.history_format {
+    let claude_code_lines = target == Format::CLAUDE_CODE
+        && source == Format::CLAUDE_CODE
+        && input.is_some_and(|p| p.is_file());
+    if Some(target) == done.history_format || claude_code_lines || target == Format::OPENAI_CHAT {
+        return Ok(target);
+    }
+    anyhow::bail!(
+        "--to {}: this compaction is written as openai-chat{}",
+        target.name(),
+        done.history_format
+            .filter(|f| *f != Format::OPENAI_CHAT)
+            .map(|f| format!(" or {}", f.name()))
+            .unwrap_or_default()
+    )
+}
+
+/// Writes the compacted history in `target` (from [`target`]) to `out` as it is made, secrets
+/// masked in every string, and says in a few words what was written.
+pub fn written(
+    before: &Analysis,
+    plan: &Plan,
+    done: &Compaction,
+    input: Option<&std::path::Path>,
+    target: Format,
+    out: &mut dyn Write,
+) -> std::io::Result<String> {
+    let source = before.session.format;
+    let (masked, what) = if Some(target) == done.history_format {
         let doc = done.persisted.as_ref().unwrap_or(&done.history);
-        let (doc, masked) = crate::write::mask_json(doc);
-        let bytes = crate::write::document_bytes(&doc, target)?;
+        let masked = crate::write::write_document(out, doc, target, true)?;
         (
-            bytes,
             masked,
             format!("{} as the framework persists it", target.name()),
         )
-    } else if target == Format::CLAUDE_CODE
-        && source == Format::CLAUDE_CODE
-        && input.is_some_and(|p| p.is_file())
-    {
+    } else if target == Format::CLAUDE_CODE && source == Format::CLAUDE_CODE {
         // Another framework's history, kept in Claude Code's own lines: the plan's kept
         // messages (which name the original lines) around the summary.
         let read;
@@ -54,30 +75,28 @@ pub fn written(
                 RawLines::of_bytes(&read)
             }
         };
-        let spliced = if done.rejected {
-            before.session.clone()
+        let spliced;
+        let compacted = if done.rejected {
+            &before.session
         } else {
-            crate::compaction::apply::apply(&before.session, plan, done.summary.as_deref())
+            spliced =
+                crate::compaction::apply::apply(&before.session, plan, done.summary.as_deref());
+            &spliced
         };
-        let (bytes, masked) =
-            crate::write::claude_code::to_jsonl(&original, &spliced, before.total_tokens());
-        (bytes, masked, "claude-code JSONL".to_string())
-    } else if target == Format::OPENAI_CHAT {
-        let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
-        let mut bytes = serde_json::to_vec_pretty(&doc)?;
-        bytes.push(b'\n');
-        (bytes, masked, "openai-chat JSON".to_string())
+        let masked = crate::write::claude_code::write_jsonl(
+            out,
+            &original,
+            compacted,
+            before.total_tokens(),
+        )?;
+        (masked, "claude-code JSONL".to_string())
     } else {
-        anyhow::bail!(
-            "--to {}: this compaction is written as openai-chat{}",
-            target.name(),
-            done.history_format
-                .filter(|f| *f != Format::OPENAI_CHAT)
-                .map(|f| format!(" or {}", f.name()))
-                .unwrap_or_default()
-        );
+        let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        out.write_all(b"\n")?;
+        (masked, "openai-chat JSON".to_string())
     };
-    Ok((bytes, format!("{what}, {masked} secret(s) masked")))
+    Ok(format!("{what}, {masked} secret(s) masked"))
 }
 
 /// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).

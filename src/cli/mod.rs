@@ -676,18 +676,23 @@ fn compact(
     };
     let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
     let input = (source != "-").then(|| Path::new(source));
+    let target = || compact_cmd::target(&analysis, &done, input, to);
     if to_stdout {
         // `-o -`: the compacted session is the output, as data.
-        let (bytes, _) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
-        let mut raw = std::io::BufWriter::new(std::io::stdout().lock());
-        raw.write_all(&bytes)?;
+        let target = target()?;
+        let mut raw = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        compact_cmd::written(&analysis, &plan, &done, input, target, &mut raw)?;
         raw.flush().ok();
         return Ok(0);
     }
     let written = match output {
         Some(out) => {
-            let (bytes, written) = compact_cmd::written(&analysis, &plan, &done, input, to)?;
-            crate::write::write_file(out, &bytes, input, force)?;
+            let target = target()?;
+            let mut written = String::new();
+            crate::write::write_file_with(out, input, force, |w| {
+                written = compact_cmd::written(&analysis, &plan, &done, input, target, w)?;
+                Ok(())
+            })?;
             Some(written)
         }
         None => None,

@@ -22,6 +22,19 @@ const COMMON: &[&str] = &["cwd", "sessionId", "version", "gitBranch", "userType"
 /// kept ones and the last few are read); `pre_tokens` is the history's size before the
 /// compaction.
 pub fn to_jsonl(lines: &RawLines, compacted: &Session, pre_tokens: usize) -> (Vec<u8>, usize) {
+    let mut out = Vec::new();
+    // Written into memory: no write can fail.
+    let masked = write_jsonl(&mut out, lines, compacted, pre_tokens).unwrap_or_default();
+    (out, masked)
+}
+
+/// [`to_jsonl`] written to `out` a line at a time, not held whole; returns the secrets masked.
+pub fn write_jsonl(
+    out: &mut dyn std::io::Write,
+    lines: &RawLines,
+    compacted: &Session,
+    pre_tokens: usize,
+) -> std::io::Result<usize> {
     let parsed = |i: usize| -> Option<Value> {
         lines
             .get(i)
@@ -49,7 +62,6 @@ pub fn to_jsonl(lines: &RawLines, compacted: &Session, pre_tokens: usize) -> (Ve
             break;
         }
     }
-    let mut out = Vec::new();
     let mut masked = 0;
     // The uuid the next copied line must hang from (right after the summary).
     let mut hang_from: Option<String> = None;
@@ -110,8 +122,8 @@ pub fn to_jsonl(lines: &RawLines, compacted: &Session, pre_tokens: usize) -> (Ve
             line.insert("isCompactSummary".into(), json!(true));
             line.insert("isVisibleInTranscriptOnly".into(), json!(true));
             for v in [Value::Object(boundary), Value::Object(line)] {
-                out.extend_from_slice(v.to_string().as_bytes());
-                out.push(b'\n');
+                out.write_all(v.to_string().as_bytes())?;
+                out.write_all(b"\n")?;
             }
             hang_from = Some(summary_id);
             continue;
@@ -126,30 +138,30 @@ pub fn to_jsonl(lines: &RawLines, compacted: &Session, pre_tokens: usize) -> (Ve
             let parent = hang_from.take();
             let (line, n) = masked_line(&raw, parent.as_deref());
             masked += n;
-            out.extend_from_slice(line.as_bytes());
-            out.push(b'\n');
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
         }
     }
-    (out, masked)
+    Ok(masked)
 }
 
 /// One original line with its secrets masked and, when given, a new `parentUuid`; a line with
-/// neither change is returned as it was.
-fn masked_line(raw: &str, parent: Option<&str>) -> (String, usize) {
+/// neither change is lent as it was.
+fn masked_line<'r>(raw: &'r str, parent: Option<&str>) -> (std::borrow::Cow<'r, str>, usize) {
     let secrets = crate::secrets::find(raw).len();
     if secrets == 0 && parent.is_none() {
-        return (raw.to_owned(), 0);
+        return (std::borrow::Cow::Borrowed(raw), 0);
     }
     let Ok(mut v) = serde_json::from_str::<Value>(raw) else {
         let (text, n) = crate::secrets::mask(raw);
-        return (text, n);
+        return (std::borrow::Cow::Owned(text), n);
     };
     let mut n = 0;
     mask_strings(&mut v, &mut n);
     if let (Some(p), Some(obj)) = (parent, v.as_object_mut()) {
         obj.insert("parentUuid".into(), json!(p));
     }
-    (v.to_string(), n)
+    (std::borrow::Cow::Owned(v.to_string()), n)
 }
 
 fn mask_strings(v: &mut Value, n: &mut usize) {
