@@ -7,6 +7,7 @@ use std::io::Write;
 use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::Plan;
+use crate::diff::TextIndex;
 use crate::export::{self, Compacted, Report};
 
 /// Which command the document is for: it decides the sections shown.
@@ -25,6 +26,7 @@ pub fn report<'a>(
     a: &'a Analysis,
     plan: Option<&'a Plan>,
     diff: Option<&'a crate::diff::Diff>,
+    input: Option<&'a TextIndex>,
     done: Option<&'a Compaction>,
 ) -> Report<'a> {
     Report {
@@ -32,6 +34,7 @@ pub fn report<'a>(
         messages: kind != Kind::Diff,
         plan,
         diff,
+        input,
         compacted: done.map(|c| Compacted {
             summarizer: &c.summarizer,
             summary: c.summary.as_deref(),
@@ -41,10 +44,28 @@ pub fn report<'a>(
     }
 }
 
-/// The HTML page of `kind`.
-pub fn html(kind: Kind, a: &Analysis, plan: Option<&Plan>, done: Option<&Compaction>) -> String {
-    let diff = plan.map(|p| crate::diff::diff(&a.session, p));
-    export::html::render(&report(kind, a, plan, diff.as_ref(), done))
+/// The diff of `plan`'s summarized range, with the index of its summarizer input it was made
+/// with (the pages show the range line by line against the same index).
+pub fn indexed_diff(a: &Analysis, plan: &Plan) -> (crate::diff::Diff, TextIndex) {
+    let input = TextIndex::new(crate::diff::summarizer_input(plan));
+    let diff = crate::diff::diff_range(&a.session, &plan.split.summarized, &input);
+    (diff, input)
+}
+
+/// The HTML page of `kind`, written to `w` as it is made.
+pub fn html_to(
+    kind: Kind,
+    a: &Analysis,
+    plan: Option<&Plan>,
+    done: Option<&Compaction>,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let computed = plan.map(|p| indexed_diff(a, p));
+    let (diff, input) = match &computed {
+        Some((d, input)) => (Some(d), Some(input)),
+        None => (None, None),
+    };
+    export::html::render_to(&report(kind, a, plan, diff, input, done), w)
 }
 
 /// `ctxray export SOURCE --preset P -o OUT`: the plan's HTML page written to OUT (a temporary
@@ -72,15 +93,14 @@ pub fn export(
         crate::write::check_output(output, force)?;
     }
     let (analysis, plan) = super::planned(source, preset, common)?;
-    let page = html(Kind::Plan, &analysis, Some(&plan), None);
+    let page = |w: &mut dyn Write| html_to(Kind::Plan, &analysis, Some(&plan), None, w);
     if to_stdout {
-        let mut out = std::io::stdout().lock();
-        out.write_all(page.as_bytes())?;
-        out.flush()?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        page(&mut out)?;
         return Ok(0);
     }
     let input = (source != "-").then(|| std::path::Path::new(source));
-    crate::write::write_file(output, page.as_bytes(), input, force)?;
+    crate::write::write_file_with(output, input, force, page)?;
     eprintln!(
         "wrote {}",
         super::guard::message(&output.display().to_string())

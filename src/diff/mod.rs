@@ -84,6 +84,16 @@ pub fn summarizer_input(plan: &Plan) -> String {
         .join("\n")
 }
 
+/// The characters of [`summarizer_input`], counted without joining it.
+pub fn summarizer_input_chars(plan: &Plan) -> usize {
+    let chars: usize = plan
+        .summarizer
+        .iter()
+        .map(|m| m.content.chars().count())
+        .sum();
+    chars + plan.summarizer.len().saturating_sub(1)
+}
+
 /// One line of a summarized message's content and how much of it the summarizer is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineSeen {

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, Diff, TextIndex};
+use crate::diff::{lines_seen, summarizer_input, summarizer_input_chars, Diff, TextIndex};
 use crate::timeline::Timeline;
 
 pub(super) const CSS: &str = r#"
@@ -57,8 +57,20 @@ document.body.setAttribute('data-bars',document.querySelectorAll('#messages svg.
 
 /// The whole report as one HTML document.
 pub fn render(r: &Report) -> String {
+    let mut bytes = Vec::new();
+    // Written into memory: no write can fail.
+    let _ = render_to(r, &mut bytes);
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`render`], written to `w` as it is made: the page is never held whole (for a large
+/// session it is larger than the session). Every piece of session content is masked where it
+/// is put on the page; what is written is masked once more, a piece at a time, each piece
+/// ending where a section, a message or a row does.
+pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let a = r.analysis;
-    let mut out = String::new();
+    let mut page = Page::new(w);
+    let out = &mut page;
     let _ = writeln!(
         out,
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
@@ -66,28 +78,89 @@ pub fn render(r: &Report) -> String {
 <title>ctxray: {}</title><style>{CSS}</style></head>\n<body>",
         esc(&a.session.source.path)
     );
-    header(&mut out, r);
-    gauge(&mut out, a, r.plan);
-    timeline(&mut out, a, r.plan);
+    header(out, r);
+    gauge(out, a, r.plan);
+    timeline(out, a, r.plan);
+    out.end_piece();
     if r.messages {
-        messages(&mut out, a, r.plan);
+        messages(out, a, r.plan);
     }
     if let Some(plan) = r.plan {
-        split(&mut out, a, plan);
-        summarizer(&mut out, plan);
+        split(out, a, plan);
+        out.end_piece();
+        summarizer(out, plan);
     }
     if let (Some(plan), Some(d)) = (r.plan, r.diff) {
-        diff(&mut out, a, plan, d);
+        diff(out, a, plan, d, r.input);
     }
     if let Some(c) = r.compacted {
-        compacted(&mut out, a, c);
+        compacted(out, a, c);
     }
-    findings(&mut out, r);
+    findings(out, r);
     let _ = write!(out, "<script>{JS}</script>\n</body></html>\n");
-    masked(&out)
+    page.finish()
 }
 
-fn header(out: &mut String, r: &Report) {
+/// Pieces of the page this large or larger are written out at the next end of a piece (in
+/// tests, small: every page is then written in many pieces).
+const PIECE: usize = if cfg!(test) { 256 } else { 64 << 10 };
+
+/// The page being written: text collects until a piece ends (a section, a message, a row)
+/// past [`PIECE`] bytes, and is then masked and written. The first write that fails ends the
+/// writing; its error is the page's.
+struct Page<'w> {
+    buf: String,
+    w: &'w mut dyn std::io::Write,
+    failed: Option<std::io::Error>,
+}
+
+impl<'w> Page<'w> {
+    fn new(w: &'w mut dyn std::io::Write) -> Page<'w> {
+        Page {
+            buf: String::new(),
+            w,
+            failed: None,
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.buf.push_str(s);
+    }
+
+    /// A piece ends here: what collected is written once it is large enough.
+    fn end_piece(&mut self) {
+        if self.buf.len() >= PIECE {
+            self.write_out();
+        }
+    }
+
+    fn write_out(&mut self) {
+        if self.failed.is_none() {
+            let text = crate::secrets::mask_cow(&self.buf).0;
+            if let Err(e) = self.w.write_all(text.as_bytes()) {
+                self.failed = Some(e);
+            }
+        }
+        self.buf.clear();
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.write_out();
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => self.w.flush(),
+        }
+    }
+}
+
+impl Write for Page<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.buf.push_str(s);
+        Ok(())
+    }
+}
+
+fn header(out: &mut Page<'_>, r: &Report) {
     let a = r.analysis;
     let s = &a.session;
     let _ = write!(
@@ -142,7 +215,7 @@ fn header(out: &mut String, r: &Report) {
 }
 
 /// The context against the window, with the trigger's threshold when it counts tokens.
-fn gauge(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+fn gauge(out: &mut Page<'_>, a: &Analysis, plan: Option<&Plan>) {
     let total = a.total_tokens() as u64;
     let w = 600.0;
     let frac = (total as f64 / a.window.max(1) as f64).min(1.0);
@@ -174,7 +247,7 @@ fn gauge(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
 
 /// Context tokens request by request: the exact series, the provider's reported one, the
 /// trigger line, the file's compactions and the plan's cut.
-fn timeline(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+fn timeline(out: &mut Page<'_>, a: &Analysis, plan: Option<&Plan>) {
     let t = Timeline::build(a, plan);
     if t.points.is_empty() {
         return;
@@ -269,7 +342,7 @@ fn timeline(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
     );
 }
 
-fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
+fn messages(out: &mut Page<'_>, a: &Analysis, plan: Option<&Plan>) {
     let largest = a
         .counts
         .messages
@@ -318,11 +391,12 @@ fn messages(out: &mut String, a: &Analysis, plan: Option<&Plan>) {
             i = m.index,
             f = f.unwrap_or("all"),
         );
+        out.end_piece();
     }
     out.push_str("</tbody></table></section>\n");
 }
 
-fn split(out: &mut String, a: &Analysis, plan: &Plan) {
+fn split(out: &mut Page<'_>, a: &Analysis, plan: &Plan) {
     let s = &plan.split;
     let total = a.total_tokens().max(1) as f64;
     out.push_str("<section id=\"split\"><h2>Split</h2><table><thead><tr><th>fate</th><th>messages</th><th>tokens</th><th></th></tr></thead><tbody>");
@@ -396,7 +470,7 @@ fn split(out: &mut String, a: &Analysis, plan: &Plan) {
     out.push_str("</section>\n");
 }
 
-fn summarizer(out: &mut String, plan: &Plan) {
+fn summarizer(out: &mut Page<'_>, plan: &Plan) {
     if plan.summarizer.is_empty() {
         return;
     }
@@ -404,21 +478,24 @@ fn summarizer(out: &mut String, plan: &Plan) {
         out,
         "<section id=\"summarizer\"><h2>Summarizer input</h2><p>{} message(s), {} characters.</p>",
         plan.summarizer.len(),
-        thousands(summarizer_input(plan).chars().count() as u64)
+        thousands(summarizer_input_chars(plan) as u64)
     );
     for m in &plan.summarizer {
         let _ = write!(
             out,
-            "<details class=\"prompt\"><summary>{} · {} characters</summary><pre>{}</pre></details>",
+            "<details class=\"prompt\"><summary>{} · {} characters</summary><pre>",
             m.role.as_str(),
             thousands(m.content.chars().count() as u64),
-            esc(&masked(&m.content))
         );
+        esc_into(&mut out.buf, &crate::secrets::mask_cow(&m.content).0);
+        out.push_str("</pre></details>");
+        out.end_piece();
     }
     out.push_str("</section>\n");
+    out.end_piece();
 }
 
-fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
+fn diff(out: &mut Page<'_>, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&TextIndex>) {
     out.push_str("<section id=\"diff\"><h2>Summarized range against the summarizer input</h2>");
     if d.messages.is_empty() {
         let _ = writeln!(
@@ -440,12 +517,19 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_total,
         d.evidence_survival() * 100.0
     );
-    let input = TextIndex::new(summarizer_input(plan));
+    let built;
+    let input = match input {
+        Some(input) => input,
+        None => {
+            built = TextIndex::new(summarizer_input(plan));
+            &built
+        }
+    };
     let mut all_seen = lines_seen(
         d.messages
             .iter()
             .filter_map(|m| a.session.messages.get(m.index)),
-        &input,
+        input,
     )
     .into_iter();
     out.push_str("<div class=\"diff\">");
@@ -497,11 +581,13 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
             }
         }
         out.push_str("</pre></div>");
+        out.end_piece();
     }
     out.push_str("</div></section>\n");
+    out.end_piece();
 }
 
-fn compacted(out: &mut String, before: &Analysis, c: super::Compacted) {
+fn compacted(out: &mut Page<'_>, before: &Analysis, c: super::Compacted) {
     let b = before.total_tokens() as u64;
     let a = c.after.total_tokens() as u64;
     let largest = b.max(a).max(1) as f64;
@@ -529,7 +615,7 @@ fn compacted(out: &mut String, before: &Analysis, c: super::Compacted) {
     out.push_str("</section>\n");
 }
 
-fn findings(out: &mut String, r: &Report) {
+fn findings(out: &mut Page<'_>, r: &Report) {
     out.push_str("<section id=\"findings\"><h2>Findings</h2>");
     let all = r.findings();
     if all.is_empty() {
@@ -580,6 +666,13 @@ pub(super) fn fact_items(a: &Analysis) -> Vec<(&'static str, String)> {
 
 pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    esc_into(&mut out, s);
+    out
+}
+
+/// [`esc`], appended to `out`.
+fn esc_into(out: &mut String, s: &str) {
+    out.reserve(s.len());
     for ch in s.chars() {
         match ch {
             '&' => out.push_str("&amp;"),
@@ -593,12 +686,77 @@ pub(super) fn esc(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer that keeps what it is given and counts the writes, or fails every write.
+    struct Kept {
+        bytes: Vec<u8>,
+        writes: usize,
+        fail: bool,
+    }
+
+    impl std::io::Write for Kept {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.writes += 1;
+            if self.fail {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_page_is_written_in_pieces_each_masked_and_a_failed_write_ends_it() {
+        let mut a = crate::testing::demo();
+        let secret = "sk-proj-abcDEF1234567890ghijKLMN";
+        // The source path is put on the page unmasked (it is not session content): only the
+        // masking of what is written catches it.
+        a.session.source.path = format!("sessions/{secret}.jsonl");
+        let r = Report {
+            analysis: &a,
+            messages: true,
+            plan: None,
+            diff: None,
+            input: None,
+            compacted: None,
+        };
+        let mut out = Kept {
+            bytes: Vec::new(),
+            writes: 0,
+            fail: false,
+        };
+        render_to(&r, &mut out).unwrap();
+        let page = String::from_utf8(out.bytes).unwrap();
+        assert!(out.writes > 3, "written in pieces: {} writes", out.writes);
+        assert!(!page.contains(secret));
+        assert_eq!(
+            page.matches("[REDACTED:openai-key]").count(),
+            2,
+            "title and header"
+        );
+        assert!(page.ends_with("</body></html>\n"));
+        assert_eq!(page, render(&r));
+
+        let mut broken = Kept {
+            bytes: Vec::new(),
+            writes: 0,
+            fail: true,
+        };
+        let err = render_to(&r, &mut broken).unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+        assert_eq!(
+            broken.writes, 1,
+            "nothing is written after the first failure"
+        );
+    }
 
     #[test]
     fn escaping_closes_every_door() {

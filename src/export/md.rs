@@ -15,7 +15,7 @@ use super::{
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, Diff, TextIndex};
+use crate::diff::{lines_seen, summarizer_input, summarizer_input_chars, Diff, TextIndex};
 
 /// Width of the token bars, in cells.
 const BAR: usize = 16;
@@ -34,7 +34,7 @@ pub fn render(r: &Report) -> String {
         summarizer(&mut out, plan);
     }
     if let (Some(plan), Some(d)) = (r.plan, r.diff) {
-        diff(&mut out, r.analysis, plan, d);
+        diff(&mut out, r.analysis, plan, d, r.input);
     }
     if let Some(c) = r.compacted {
         compacted(&mut out, r.analysis, c);
@@ -47,6 +47,7 @@ pub fn render(r: &Report) -> String {
             messages: r.messages,
             plan: None,
             diff: None,
+            input: None,
             compacted: None,
         };
         let body = render(&sub);
@@ -269,12 +270,11 @@ fn summarizer(out: &mut String, plan: &Plan) {
     if plan.summarizer.is_empty() {
         return;
     }
-    let input = summarizer_input(plan);
     let _ = writeln!(
         out,
         "\n## Summarizer input\n\n{} message(s), {} characters.\n",
         plan.summarizer.len(),
-        thousands(input.chars().count() as u64)
+        thousands(summarizer_input_chars(plan) as u64)
     );
     for m in &plan.summarizer {
         let content = masked(&m.content);
@@ -300,7 +300,7 @@ fn summarizer(out: &mut String, plan: &Plan) {
     }
 }
 
-fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
+fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&TextIndex>) {
     let _ = writeln!(out, "\n## Summarized range against the summarizer input\n");
     if d.messages.is_empty() {
         let _ = writeln!(out, "Nothing is summarized: {}", cell(&plan.trigger.reason));
@@ -343,13 +343,20 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
         );
     }
     // The raw side line by line: `-` lines never reach the summarizer, `~` lines only in part.
-    let input = TextIndex::new(summarizer_input(plan));
+    let built;
+    let input = match input {
+        Some(input) => input,
+        None => {
+            built = TextIndex::new(summarizer_input(plan));
+            &built
+        }
+    };
     let shown: Vec<_> = d
         .messages
         .iter()
         .filter_map(|m| a.session.messages.get(m.index).map(|msg| (m, msg)))
         .collect();
-    let all_seen = lines_seen(shown.iter().map(|(_, msg)| *msg), &input);
+    let all_seen = lines_seen(shown.iter().map(|(_, msg)| *msg), input);
     let mut body = String::new();
     for ((m, _), seen) in shown.iter().zip(all_seen) {
         let _ = writeln!(body, "@@ #{} {} @@", m.index, m.role.as_str());

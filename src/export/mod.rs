@@ -12,7 +12,7 @@ pub mod replay;
 
 use crate::analysis::Analysis;
 use crate::compaction::{Finding, Plan};
-use crate::diff::Diff;
+use crate::diff::{Diff, TextIndex};
 use crate::session::Part;
 
 /// What a compaction produced, for the report (the CLI carries it out).
@@ -33,6 +33,9 @@ pub struct Report<'a> {
     pub messages: bool,
     pub plan: Option<&'a Plan>,
     pub diff: Option<&'a Diff>,
+    /// The plan's summarizer input as indexed for `diff`, when the caller kept it (else the
+    /// reports index it again to show the range line by line).
+    pub input: Option<&'a TextIndex>,
     pub compacted: Option<Compacted<'a>>,
 }
 

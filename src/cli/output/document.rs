@@ -33,15 +33,15 @@ pub fn document(
         }
         Shown::Check { .. } => return None,
     };
+    // A diff made here keeps its index of the summarizer input for the page's line-by-line
+    // view (a diff given was made by `diff`, whose index is gone).
     let computed = match (plan, given) {
-        (Some(p), None) => Some(crate::diff::diff(&a.session, p)),
+        (Some(p), None) => Some(share_cmd::indexed_diff(a, p)),
         _ => None,
     };
-    Some(render(&share_cmd::report(
-        kind,
-        a,
-        plan,
-        given.or(computed.as_ref()),
-        done,
-    )))
+    let (diff, input) = match &computed {
+        Some((d, input)) => (Some(d), Some(input)),
+        None => (given, None),
+    };
+    Some(render(&share_cmd::report(kind, a, plan, diff, input, done)))
 }
