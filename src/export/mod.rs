@@ -3,8 +3,10 @@
 //! one self-contained HTML page (for browsers, offline).
 //!
 //! Owns: what a shared report shows and how every piece of session content is masked before it
-//! lands in one. Pure: builds strings from core data; must not print, read files, run presets or
-//! touch a terminal (the CLI computes the plan and the diff and hands them in).
+//! lands in one. Pure: builds strings from core data (the HTML page also into a writer the CLI
+//! hands in, so that a page larger than the session is never held whole); must not print, read
+//! files, run presets or touch a terminal (the CLI computes the plan and the diff and hands them
+//! in).
 
 pub mod html;
 pub mod md;
