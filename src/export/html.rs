@@ -15,7 +15,7 @@ use super::{
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, summarizer_input_chars, Diff, TextIndex};
+use crate::diff::{summarizer_input_chars, Diff, TextIndex};
 use crate::timeline::Timeline;
 
 pub(super) const CSS: &str = r#"
@@ -517,21 +517,7 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_total,
         d.evidence_survival() * 100.0
     );
-    let built;
-    let input = match input {
-        Some(input) => input,
-        None => {
-            built = TextIndex::new(summarizer_input(plan));
-            &built
-        }
-    };
-    let mut all_seen = lines_seen(
-        d.messages
-            .iter()
-            .filter_map(|m| a.session.messages.get(m.index)),
-        input,
-    )
-    .into_iter();
+    let mut all_seen = super::range_lines(a, plan, d, input).into_iter();
     out.push_str("<div class=\"diff\">");
     for m in &d.messages {
         let frac = if m.raw_chars == 0 {

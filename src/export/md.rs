@@ -15,7 +15,7 @@ use super::{
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
 use crate::compaction::Plan;
-use crate::diff::{lines_seen, summarizer_input, summarizer_input_chars, Diff, TextIndex};
+use crate::diff::{summarizer_input_chars, Diff, TextIndex};
 
 /// Width of the token bars, in cells.
 const BAR: usize = 16;
@@ -343,20 +343,12 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&Te
         );
     }
     // The raw side line by line: `-` lines never reach the summarizer, `~` lines only in part.
-    let built;
-    let input = match input {
-        Some(input) => input,
-        None => {
-            built = TextIndex::new(summarizer_input(plan));
-            &built
-        }
-    };
     let shown: Vec<_> = d
         .messages
         .iter()
         .filter_map(|m| a.session.messages.get(m.index).map(|msg| (m, msg)))
         .collect();
-    let all_seen = lines_seen(shown.iter().map(|(_, msg)| *msg), input);
+    let all_seen = super::range_lines(a, plan, d, input);
     let mut body = String::new();
     for ((m, _), seen) in shown.iter().zip(all_seen) {
         let _ = writeln!(body, "@@ #{} {} @@", m.index, m.role.as_str());

@@ -93,6 +93,27 @@ pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
+/// The content lines of `d`'s messages that the session holds, each with what the summarizer
+/// input shows of it, found with the index the diff was made with (`input`) or, when the
+/// caller did not keep it, one made again.
+pub fn range_lines(
+    a: &Analysis,
+    plan: &Plan,
+    d: &Diff,
+    input: Option<&TextIndex>,
+) -> Vec<Vec<crate::diff::LineSeen>> {
+    let built;
+    let input = match input {
+        Some(input) => input,
+        None => {
+            built = TextIndex::new(crate::diff::summarizer_input(plan));
+            &built
+        }
+    };
+    let messages = (d.messages.iter()).filter_map(|m| a.session.messages.get(m.index));
+    crate::diff::lines_seen(messages, input)
+}
+
 /// Each message's fate under `plan` (see [`crate::compaction::plan::Split::fates`]), as the
 /// reports name it; none without a plan.
 pub fn fates(a: &Analysis, plan: Option<&Plan>) -> Vec<&'static str> {

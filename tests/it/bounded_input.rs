@@ -6,6 +6,7 @@
 //! instead of taking the machine's memory; its peak memory is read back.
 
 use crate::support::bounded;
+use crate::support::devices::{device, device_arg};
 
 use crate::support::pty;
 
@@ -26,11 +27,12 @@ fn run(args: &[&str]) -> bounded::Run {
 
 #[test]
 fn a_device_given_as_the_source_is_refused_at_the_input_limit() {
-    let run = run(&["report", "/dev/zero", "--max-input", "64M"]);
+    let zero = device_arg("zero");
+    let run = run(&["report", &zero, "--max-input", "64M"]);
     run.assert_refused(
-        "report /dev/zero",
+        "report of the endless device",
         &[
-            "/dev/zero: more than 64 MiB read from a non-regular file",
+            format!("{zero}: more than 64 MiB read from a non-regular file").as_str(),
             "(raise with --max-input SIZE)",
         ],
     );
@@ -48,10 +50,10 @@ fn stdin_that_never_ends_is_refused_at_the_input_limit() {
         if command == "plan" {
             args.extend(["--preset", "claude-code"]);
         }
-        let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+        let zero = std::fs::File::open(device("zero")).expect("the endless device");
         let run = bounded::run_capped(&args, Stdio::from(zero), CAP, DEADLINE);
         run.assert_refused(
-            &format!("{command} - < /dev/zero"),
+            &format!("{command} - < the endless device"),
             &[
                 "<stdin>: more than 32 MiB read from a non-regular file",
                 "--max-input SIZE",
@@ -68,11 +70,12 @@ fn stdin_that_never_ends_is_refused_at_the_input_limit() {
 #[test]
 fn a_config_that_never_ends_or_is_too_large_is_refused() {
     let session = fixture("claude-code/mixed.jsonl");
-    let run = run(&["report", &session, "--config", "/dev/zero"]);
+    let zero = device_arg("zero");
+    let run = run(&["report", &session, "--config", &zero]);
     run.assert_refused(
-        "--config /dev/zero",
+        "--config of the endless device",
         &[
-            "/dev/zero: a configuration file larger than 1 MiB",
+            format!("{zero}: a configuration file larger than 1 MiB").as_str(),
             "(raise with --max-config SIZE)",
         ],
     );
@@ -144,7 +147,7 @@ fn event_files_that_are_a_device_or_a_fifo_are_skipped_unread() {
     names.sort();
     let (device, fifo) = (&names[3], &names[5]);
     std::fs::remove_file(events.join(device)).expect("rm");
-    std::os::unix::fs::symlink("/dev/zero", events.join(device)).expect("symlink");
+    std::os::unix::fs::symlink(crate::support::devices::device("zero"), events.join(device)).expect("symlink");
     std::fs::remove_file(events.join(fifo)).expect("rm");
     let c_path = std::ffi::CString::new(events.join(fifo).display().to_string()).expect("path");
     // SAFETY: a valid NUL-terminated path.
@@ -243,7 +246,7 @@ fn a_followed_file_replaced_by_a_link_to_a_device_is_not_read() {
         limit,
     );
     let link = dir.path().join("link");
-    std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+    std::os::unix::fs::symlink(device("zero"), &link).expect("symlink");
     std::fs::rename(&link, &path).expect("rename");
     pty.wait_drawn("not a regular file", limit);
     pty.send("q");

@@ -54,8 +54,10 @@ fn in_pty(args: &str, stdout_file: &Path) -> Vec<u8> {
         "stty cols 120 rows 30; {bin} {args} > '{}'",
         stdout_file.display()
     );
+    let typescript = tempfile::NamedTempFile::new().expect("a typescript file");
     let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+        .args(["-q", "-e", "-c", &cmd])
+        .arg(typescript.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -84,6 +84,7 @@ fn a_fifo_at_out_is_refused_even_with_force_and_stays_a_fifo() {
 #[cfg(unix)]
 #[test]
 fn a_device_at_out_is_refused_before_anything_is_read_or_written() {
+    let null = crate::support::devices::device_arg("null");
     for command in ["compact", "export"] {
         let out = ctxray(&[
             command,
@@ -91,10 +92,10 @@ fn a_device_at_out_is_refused_before_anything_is_read_or_written() {
             "--preset",
             "dimos",
             "-o",
-            "/dev/null",
+            &null,
             "--force",
         ]);
-        refused(&out, "/dev/null: is a character device");
+        refused(&out, &format!("{null}: is a character device"));
     }
 }
 

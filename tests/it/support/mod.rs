@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod bounded;
+pub mod devices;
 pub mod headless;
 pub mod http_server;
 pub mod lcg;

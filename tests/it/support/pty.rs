@@ -16,6 +16,8 @@ pub struct Pty {
     out: Arc<Mutex<Vec<u8>>>,
     rows: u16,
     cols: u16,
+    /// `script`'s own copy of the session, removed with the `Pty`.
+    _typescript: tempfile::NamedTempFile,
 }
 
 /// A state directory shared by this test process in which the first run has happened.
@@ -45,8 +47,10 @@ impl Pty {
         let bin = env!("CARGO_BIN_EXE_ctxray");
         let cmd = format!("{prefix}stty cols {cols} rows {rows}; exec {bin} {args}");
         let state = seen_state_dir();
+        let typescript = tempfile::NamedTempFile::new().expect("a typescript file");
         let mut child = Command::new("script")
-            .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+            .args(["-q", "-e", "-c", &cmd])
+            .arg(typescript.path())
             .env("CTXRAY_STATE_DIR", &state)
             .envs(vars.iter().copied())
             .stdin(Stdio::piped())
@@ -73,6 +77,7 @@ impl Pty {
             out,
             rows,
             cols,
+            _typescript: typescript,
         }
     }
 
