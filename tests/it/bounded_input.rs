@@ -147,7 +147,8 @@ fn event_files_that_are_a_device_or_a_fifo_are_skipped_unread() {
     names.sort();
     let (device, fifo) = (&names[3], &names[5]);
     std::fs::remove_file(events.join(device)).expect("rm");
-    std::os::unix::fs::symlink(crate::support::devices::device("zero"), events.join(device)).expect("symlink");
+    std::os::unix::fs::symlink(crate::support::devices::device("zero"), events.join(device))
+        .expect("symlink");
     std::fs::remove_file(events.join(fifo)).expect("rm");
     let c_path = std::ffi::CString::new(events.join(fifo).display().to_string()).expect("path");
     // SAFETY: a valid NUL-terminated path.
