@@ -646,7 +646,8 @@ fn compact(
     if let Some(out) = output.filter(|_| !to_stdout) {
         crate::write::check_output(out, force)?;
     }
-    let (analysis, plan) = planned(source, preset, common)?;
+    let (analysis, sets) = analysed_for(source, preset, common)?;
+    let plan = plan_cmd::to_carry_out(&analysis, &preset.preset, &sets)?;
     let (name, summary, masked) = match summarizer.summarizer {
         SummarizerKind::Offline => (
             "offline".to_string(),
@@ -674,7 +675,8 @@ fn compact(
             )
         }
     };
-    let done = crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked);
+    let done =
+        crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked, false);
     let input = (source != "-").then(|| Path::new(source));
     let target = || compact_cmd::target(&analysis, &done, input, to);
     if to_stdout {

@@ -11,8 +11,29 @@ use crate::compaction::preset::{self, PlanInput};
 
 /// Runs the preset named `preset` on an analysed session.
 pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::Result<Plan> {
+    planned(analysis, preset_name, sets, false)
+}
+
+/// The plan `compact` carries out: the preset may keep what its run left for the compaction.
+pub fn to_carry_out(
+    analysis: &Analysis,
+    preset_name: &str,
+    sets: &[String],
+) -> anyhow::Result<Plan> {
+    planned(analysis, preset_name, sets, true)
+}
+
+fn planned(
+    analysis: &Analysis,
+    preset_name: &str,
+    sets: &[String],
+    carries_out: bool,
+) -> anyhow::Result<Plan> {
     let preset = presets::find(preset_name)?;
-    let input = PlanInput::new(analysis);
+    let input = PlanInput {
+        carries_out,
+        ..PlanInput::new(analysis)
+    };
     Ok(preset::run(preset, &input, sets)?)
 }
 

@@ -15,6 +15,7 @@ use crate::analysis::Analysis;
 use crate::compaction::presets;
 use crate::session::Format;
 use serde_json::Value;
+use std::sync::atomic::AtomicUsize;
 
 /// A compaction carried out.
 #[derive(Debug, Clone)]
@@ -42,31 +43,58 @@ pub struct Compacted {
     pub rejected_tokens: Option<usize>,
 }
 
-/// `plan` carried out on `before` with `summary` inserted.
+/// `plan` carried out on `before` with `summary` inserted. `records`: the compacted history
+/// keeps its messages' raw records, as one that will be planned again needs (a preset with a
+/// guard plans it here, and so always keeps them).
 pub fn carry_out(
     before: &Analysis,
     plan: &Plan,
     summarizer: String,
     summary: Option<String>,
     masked: usize,
+    records: bool,
 ) -> Compacted {
     let framework = presets::find(plan.preset).ok();
-    let input = PlanInput::new(before);
-    let compacted: After = match framework {
-        Some(p) if plan.trigger.fired => p.compacted(&input, plan, summary.as_deref()),
-        _ => after::generic(&before.session, plan, summary.as_deref()),
+    let guards = framework.is_some_and(|p| p.guards());
+    let input = PlanInput {
+        after_records: records || guards,
+        ..PlanInput::new(before)
     };
-    let (history, history_format, persisted) =
-        (compacted.history, compacted.format, compacted.persisted);
-    let after = before.derived(compacted.session);
+    // The summarized range's facts (what of them the summary holds is a finding) are read on
+    // a second core meanwhile, and on this one too once the history is made.
+    let next = AtomicUsize::new(0);
+    let wanted = plan.trigger.fired && summary.is_some();
+    let facts = || wanted.then(|| outcome::range_facts(&before.session, plan, &next));
+    let (compacted, after, evidence) = std::thread::scope(|s| {
+        let theirs = s.spawn(facts);
+        let compacted: After = match framework {
+            Some(p) if plan.trigger.fired => p.compacted(&input, plan, summary.as_deref()),
+            _ => after::generic(&before.session, plan, summary.as_deref()),
+        };
+        let After {
+            session,
+            history,
+            format,
+            persisted,
+            ..
+        } = compacted;
+        let after = before.derived(session);
+        let mine = facts();
+        let theirs = theirs
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let evidence = match (mine, theirs, summary.as_deref()) {
+            (Some(mut mine), Some(mut theirs), Some(text)) => {
+                mine.append(&mut theirs);
+                Some(outcome::evidence_of(mine, text))
+            }
+            _ => None,
+        };
+        ((history, format, persisted), after, evidence)
+    });
+    let (history, history_format, persisted) = compacted;
     let (tokens_before, tokens_after) = (before.total_tokens(), after.total_tokens());
-    let mut findings = outcome::findings(
-        &before.session,
-        plan,
-        summary.as_deref(),
-        tokens_before,
-        tokens_after,
-    );
+    let mut findings = outcome::findings(plan, evidence, tokens_before, tokens_after);
     if let (Some(p), Some(text)) = (framework, summary.as_deref()) {
         if let Some(budget) = p.summary_budget(plan) {
             let tokens = before.counter.count(text);
@@ -85,6 +113,7 @@ pub fn carry_out(
     }
     // The framework's guard judges the result its own way (its trigger, its request estimate).
     let rejected = plan.trigger.fired
+        && guards
         && framework.is_some_and(|p| {
             let after_input = PlanInput::new(&after);
             p.plan(&after_input, &plan.settings).is_ok_and(|again| {
@@ -132,5 +161,122 @@ pub fn carry_out(
         masked,
         rejected,
         rejected_tokens: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::demo::{fit, Fit};
+    use crate::compaction::preset::{self, Preset};
+
+    /// A plan of every fixture that fires, under the settings `--demo` finds; `carries_out` as
+    /// `compact` sets it.
+    fn fired(a: &Analysis, p: &dyn Preset, carries_out: bool) -> Option<Plan> {
+        let input = PlanInput {
+            carries_out,
+            ..PlanInput::new(a)
+        };
+        let sets = match fit(&input, p, &[]).ok()? {
+            Fit::Fires => Vec::new(),
+            Fit::Scaled(d) => d.sets,
+            Fit::Cannot(_) => return None,
+        };
+        preset::run(p, &input, &sets).ok()
+    }
+
+    /// Everything a compaction shows and writes, the messages' records left out, and the
+    /// clock's time (OpenHands stamps its `Condensation` when it is made) as `<now>`.
+    fn shown(c: &Compacted) -> String {
+        let clock = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z").unwrap();
+        clock.replace_all(&everything(c), "<now>").into_owned()
+    }
+
+    fn everything(c: &Compacted) -> String {
+        let messages: Vec<_> = (c.after.session.messages.iter())
+            .map(|m| crate::session::Message {
+                raw: None,
+                ..m.clone()
+            })
+            .collect();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            c.summary,
+            c.history,
+            c.history_format,
+            c.persisted,
+            c.findings,
+            c.rejected,
+            c.rejected_tokens,
+            c.after.counts.messages,
+            messages
+        )
+    }
+
+    /// `compact` plans to carry out (the preset keeps its run for the digest and the
+    /// compaction) and asks for no records of the history it writes once; the inspector plans
+    /// to show and keeps the records, to plan the compacted history again. Both carry out the
+    /// same compaction; only the inspector's read-back history has records, unless the preset
+    /// guards (its guard plans the compacted history).
+    #[test]
+    fn the_cli_carries_out_what_the_inspector_does_without_the_records() {
+        let files = [
+            "fixtures/samples/claude-code-demo.jsonl",
+            "fixtures/agent-framework/messages.jsonl",
+            "fixtures/openai-chat/seed-003-tiny-rounds.json",
+            "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
+            "fixtures/langchain/v1-blocks.jsonl",
+            "fixtures/openhands/conversation",
+        ];
+        let mut dropped = std::collections::BTreeSet::new();
+        for file in files {
+            let a = crate::testing::analysed(file);
+            for p in presets::all() {
+                let (Some(shown_plan), Some(kept_plan)) = (fired(&a, p, false), fired(&a, p, true))
+                else {
+                    continue;
+                };
+                let digest = |plan: &Plan| {
+                    plan.insertion
+                        .as_ref()
+                        .map(|_| preset::offline_summary(p, &PlanInput::new(&a), plan))
+                };
+                let (s1, s2) = (digest(&shown_plan), digest(&kept_plan));
+                assert_eq!(s1, s2, "{} {file}", p.name());
+                let inspector = carry_out(&a, &shown_plan, "offline".into(), s1, 0, true);
+                let cli = carry_out(&a, &kept_plan, "offline".into(), s2, 0, false);
+                assert_eq!(shown(&cli), shown(&inspector), "{} {file}", p.name());
+                let records = |c: &Compacted| {
+                    (c.after.session.messages.iter())
+                        .map(|m| c.after.session.raw_record(m).map(|r| r.into_owned()))
+                        .collect::<Vec<_>>()
+                };
+                let (kept, had) = (records(&cli), records(&inspector));
+                if p.guards() {
+                    assert_eq!(kept, had, "{} {file}", p.name());
+                    continue;
+                }
+                // A record the CLI's history has is the inspector's (the source's own, or the
+                // lines Claude Code's history is parsed from).
+                for (k, h) in kept.iter().zip(&had) {
+                    assert!(k.is_none() || k == h, "{} {file}", p.name());
+                }
+                if kept.iter().flatten().count() < had.iter().flatten().count() {
+                    dropped.insert(p.framework());
+                }
+            }
+        }
+        // The frameworks whose list is read back as a document no record of which is kept.
+        for framework in [
+            "agent-framework-core",
+            "hermes-agent",
+            "openhands-sdk",
+            "dimos",
+        ] {
+            assert!(
+                dropped.iter().any(|f| f.starts_with(framework)),
+                "{framework}: {dropped:?}"
+            );
+        }
     }
 }

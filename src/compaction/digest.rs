@@ -22,10 +22,14 @@ pub fn digest(session: &Session, indices: &[usize]) -> String {
     digest_with(session, indices, None)
 }
 
-/// The digest of what a summarizer is shown: every quote cut where `seen` (the summarizer
-/// input's words) stops holding it, tools and files the input does not name left out.
-pub fn digest_seen(session: &Session, indices: &[usize], seen: &Seen) -> String {
-    digest_with(session, indices, Some(seen))
+/// The digest of what a summarizer is shown (`input`, the pieces of its text as joined with
+/// line breaks): every quote cut where the input's words stop holding it, tools and files the
+/// input does not name left out. The digest is written twice: first to learn every word it
+/// can ask about, then with the input's answers for those words alone.
+pub fn digest_seen(session: &Session, indices: &[usize], input: &[&str]) -> String {
+    let asking = Seen::asking();
+    digest_with(session, indices, Some(&asking));
+    digest_with(session, indices, Some(&Seen::among(input, asking)))
 }
 
 fn digest_with(session: &Session, indices: &[usize], seen: Option<&Seen>) -> String {
@@ -199,13 +203,24 @@ pub(crate) fn is_path_key(key: &str) -> bool {
 
 /// `text` on one line, cut at `max` characters with `…`.
 pub(crate) fn quote(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        line
-    } else {
-        let cut: String = line.chars().take(max).collect();
-        format!("{cut}…")
+    // Read only as far as the quote goes: a text of megabytes is quoted in its first words.
+    let mut line = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        for c in (!line.is_empty())
+            .then_some(' ')
+            .into_iter()
+            .chain(word.chars())
+        {
+            if chars == max {
+                line.push('…');
+                return line;
+            }
+            line.push(c);
+            chars += 1;
+        }
     }
+    line
 }
 
 #[cfg(test)]
@@ -297,5 +312,80 @@ The header test fails.
         assert_eq!(d, expected);
         assert_eq!(digest(&s, &[1]).lines().nth(2).unwrap(), "Tools run (2):");
         assert!(digest(&s, &[1]).contains("→ no result in this range"));
+    }
+
+    proptest::proptest! {
+        /// A quote is the text's words joined by one space, cut after `max` characters with
+        /// `…`, as when the whole text was joined first.
+        #[test]
+        fn a_quote_is_the_joined_words_cut(text in "[ab é\t\n\u{3000}]{0,40}", max in 0usize..30) {
+            let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let want = if line.chars().count() <= max {
+                line
+            } else {
+                format!("{}…", line.chars().take(max).collect::<String>())
+            };
+            proptest::prop_assert_eq!(quote(&text, max), want);
+        }
+    }
+
+    /// Written twice, first asking which words it needs, the digest is the one written with
+    /// every word of the input at hand: over every preset's request of several fixtures, and a
+    /// history whose last assistant text the input does not hold (an answer that sends a search
+    /// on past where the first writing stopped).
+    #[test]
+    fn the_words_asked_give_the_digest_all_words_give() {
+        use crate::compaction::demo::{fit, Fit};
+        use crate::compaction::preset::PlanInput;
+        let whole = |session: &Session, indices: &[usize], input: &[&str]| {
+            digest_with(session, indices, Some(&Seen::of(input)))
+        };
+        let mut compared = 0;
+        for file in [
+            "fixtures/samples/claude-code-demo.jsonl",
+            "fixtures/agent-framework/messages.jsonl",
+            "fixtures/openai-chat/seed-003-tiny-rounds.json",
+            "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
+            "fixtures/langchain/v1-blocks.jsonl",
+            "fixtures/openhands/conversation",
+            "fixtures/codex/local-compaction.jsonl",
+        ] {
+            let a = crate::testing::analysed(file);
+            let input = PlanInput::new(&a);
+            for p in crate::compaction::presets::all() {
+                let sets = match fit(&input, p, &[]) {
+                    Ok(Fit::Fires) => Vec::new(),
+                    Ok(Fit::Scaled(d)) => d.sets,
+                    _ => continue,
+                };
+                let Ok(plan) = crate::compaction::preset::run(p, &input, &sets) else {
+                    continue;
+                };
+                let shown: Vec<&str> = plan.summarizer.iter().map(|m| m.content.as_str()).collect();
+                let summarized = &plan.split.summarized;
+                assert_eq!(
+                    digest_seen(&a.session, summarized, &shown),
+                    whole(&a.session, summarized, &shown),
+                    "{} {file}",
+                    p.name()
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared >= 40, "{compared}");
+        let mut s = Session::new(crate::session::Format::OPENAI_CHAT, "t", Default::default());
+        let text = |t: &str| vec![Part::Text { text: t.into() }];
+        s.messages = vec![
+            message(Role::User, text("fix the bug")),
+            message(Role::Assistant, text("held words only")),
+            message(Role::Assistant, text("unshown reply")),
+        ];
+        let input = ["fix the bug", "held words only"];
+        let digest = digest_seen(&s, &[0, 1, 2], &input);
+        assert_eq!(digest, whole(&s, &[0, 1, 2], &input));
+        assert!(
+            digest.contains("Last assistant message:\nheld words only"),
+            "{digest}"
+        );
     }
 }

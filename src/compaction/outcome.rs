@@ -9,23 +9,41 @@ use super::findings::{Finding, Severity};
 use super::plan::Plan;
 use crate::facts::evidence;
 use crate::session::Session;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Evidence of the summarized range: `(total, found in the summary, the first lost ones)`.
-pub fn evidence_in_summary(
+pub type Evidence = (usize, usize, Vec<String>);
+
+/// The facts of the summarized range's messages, taken a run of messages at a time from
+/// `next`: threads that share `next` read the range between them, and their sets together are
+/// the range's.
+pub fn range_facts(
     session: &Session,
     plan: &Plan,
-    summary: &str,
-) -> (usize, usize, Vec<String>) {
-    let mut items = std::collections::BTreeSet::new();
-    for &i in &plan.split.summarized {
-        if let Some(m) = session.messages.get(i) {
+    next: &AtomicUsize,
+) -> BTreeSet<evidence::Evidence> {
+    const RUN: usize = 32;
+    let range = &plan.split.summarized;
+    let mut items = BTreeSet::new();
+    loop {
+        let at = next.fetch_add(RUN, Ordering::Relaxed);
+        let Some(run) = range
+            .get(at..(at + RUN).min(range.len()))
+            .filter(|r| !r.is_empty())
+        else {
+            return items;
+        };
+        for m in run.iter().filter_map(|&i| session.messages.get(i)) {
             for p in &m.parts {
-                for e in evidence::extract(&p.plain_text()) {
-                    items.insert(e);
-                }
+                items.extend(evidence::extract(&p.plain_cow()));
             }
         }
     }
+}
+
+/// The [`Evidence`] of the facts `items` in `summary`.
+pub fn evidence_of(items: BTreeSet<evidence::Evidence>, summary: &str) -> Evidence {
     // One index of the summary: each fact is looked up in time of its own length, not searched
     // for through the whole summary.
     let index = crate::facts::TextIndex::new(summary);
@@ -35,11 +53,11 @@ pub fn evidence_in_summary(
     (items.len(), items.len() - lost.len(), lost)
 }
 
-/// Findings of a compaction from `before` to `after` tokens with `summary` inserted.
+/// Findings of a compaction from `before` to `after` tokens, with `evidence` of the summary
+/// inserted ([`evidence_in_summary`]; `None`: no summary).
 pub fn findings(
-    session: &Session,
     plan: &Plan,
-    summary: Option<&str>,
+    evidence: Option<Evidence>,
     before: usize,
     after: usize,
 ) -> Vec<Finding> {
@@ -63,8 +81,7 @@ pub fn findings(
             ),
         });
     }
-    if let Some(summary) = summary {
-        let (total, kept, lost) = evidence_in_summary(session, plan, summary);
+    if let Some((total, kept, lost)) = evidence {
         if total > 0 {
             let share = kept as f64 / total as f64;
             let sample = lost.iter().take(6).cloned().collect::<Vec<_>>().join(", ");
@@ -86,4 +103,51 @@ pub fn findings(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::demo::{fit, Fit};
+    use crate::compaction::preset::{self, PlanInput};
+
+    /// Threads that share the cursor read the range between them: their sets together are the
+    /// range's facts, and a cursor already past the first run leaves that run's facts out.
+    #[test]
+    fn threads_sharing_the_cursor_read_the_range_between_them() {
+        let a = crate::testing::analysed("fixtures/oracle/hermes/default-settings.input.json");
+        let input = PlanInput::new(&a);
+        let p = crate::compaction::presets::find("claude-code").unwrap();
+        let sets = match fit(&input, p, &[]).unwrap() {
+            Fit::Fires => Vec::new(),
+            Fit::Scaled(d) => d.sets,
+            Fit::Cannot(why) => panic!("{why}"),
+        };
+        let plan = preset::run(p, &input, &sets).unwrap();
+        assert!(
+            plan.split.summarized.len() > 32,
+            "{}",
+            plan.split.summarized.len()
+        );
+        let one: BTreeSet<_> = (plan.split.summarized.iter())
+            .flat_map(|&i| &a.session.messages[i].parts)
+            .flat_map(|p| evidence::extract(&p.plain_text()))
+            .collect();
+        assert!(!one.is_empty());
+        assert_eq!(range_facts(&a.session, &plan, &AtomicUsize::new(0)), one);
+        for _ in 0..20 {
+            let next = AtomicUsize::new(0);
+            let (mut mine, mut theirs) = std::thread::scope(|s| {
+                let theirs = s.spawn(|| range_facts(&a.session, &plan, &next));
+                (
+                    range_facts(&a.session, &plan, &next),
+                    theirs.join().unwrap(),
+                )
+            });
+            mine.append(&mut theirs);
+            assert_eq!(mine, one);
+        }
+        let later = range_facts(&a.session, &plan, &AtomicUsize::new(32));
+        assert!(later.len() < one.len() && later.is_subset(&one));
+    }
 }

@@ -36,6 +36,14 @@ pub struct PlanInput<'a> {
     /// leave more out; else `session` is the whole list, and `compacted` keeps it whole).
     /// Presets that carry nothing ignore it.
     pub carried: Option<&'a crate::compaction::after::Carried>,
+    /// Whether a history `compacted` reads back keeps each message's raw record, for which its
+    /// list is written out to bytes: a history planned again (the inspector's, a replay's)
+    /// does; one the CLI's `compact` only shows and writes does not.
+    pub after_records: bool,
+    /// The plan will be carried out (`compact`): a preset may keep in `Plan::made` what its run
+    /// left, for `offline_summary` and `compacted` to take rather than run it again, as a
+    /// replay's plans (`parsed`) always do. A plan that is only shown keeps nothing.
+    pub carries_out: bool,
 }
 
 impl<'a> PlanInput<'a> {
@@ -43,14 +51,19 @@ impl<'a> PlanInput<'a> {
     /// format than the framework's (a Claude Code session planned as Agent Framework), the
     /// history's messages get no raw records and no bytes are written for them: the replay drops
     /// the raw records of a read-back history of another format (`replay::history`) and reads
-    /// only its messages.
+    /// only its messages. Nor do they when no one asks for them (`after_records`).
     pub fn read_back(
         &self,
         history: serde_json::Value,
         format: crate::session::Format,
     ) -> Result<After, super::after::ReadBackError> {
         let raw_dropped = self.parsed.is_some() && self.session.format != format;
-        super::after::read(self.session, history, format, !raw_dropped)
+        super::after::read(
+            self.session,
+            history,
+            format,
+            self.after_records && !raw_dropped,
+        )
     }
 
     /// Whether the plan may use every core: a single plan may; a replay's plans (those with
@@ -77,6 +90,8 @@ impl<'a> PlanInput<'a> {
                 .find_map(|m| m.timestamp.as_deref()),
             parsed: None,
             carried: None,
+            after_records: true,
+            carries_out: false,
         }
     }
 
@@ -211,9 +226,7 @@ pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> S
         if shown.is_empty() {
             return super::digest::digest(input.session, &plan.split.summarized);
         }
-        let shown = shown.join("\n");
-        let seen = super::seen::Seen::new(&shown);
-        super::digest::digest_seen(input.session, &plan.split.summarized, &seen)
+        super::digest::digest_seen(input.session, &plan.split.summarized, &shown)
     })
 }
 

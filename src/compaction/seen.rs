@@ -4,28 +4,88 @@
 //!
 //! Owns: the words of a summarizer input (runs of letters, digits and `_`; JSON and Python
 //! escapes such as `\n` or `\u00e9` separate words, as the rendered text would) and clipping a
-//! quote at its first word the input does not hold. Linear in the input and in each quote.
+//! quote at its first word the input does not hold; the words a digest asks about, so that
+//! only those of the input are kept. Linear in the input and in each quote.
 //! Must not: decide what a digest lists.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
 
-/// The words of a summarizer input.
+use foldhash::HashSet;
+
+/// The words of a summarizer input a digest asks about; or, while a digest is first written,
+/// the words it asks about.
 pub struct Seen<'a> {
-    words: HashSet<&'a str>,
+    held: Held<'a>,
+}
+
+enum Held<'a> {
+    Words(HashSet<&'a str>),
+    /// Every word asked is recorded; `holds_all` answers yes and `clip` no, so that no answer
+    /// ends a search early and every word a digest could ask is asked.
+    Asking(RefCell<HashSet<String>>),
 }
 
 impl<'a> Seen<'a> {
+    /// Every word of `input`.
     pub fn new(input: &'a str) -> Seen<'a> {
+        Seen::of(&[input])
+    }
+
+    /// Every word of the input `pieces` make joined with line breaks, without joining them.
+    pub fn of(pieces: &[&'a str]) -> Seen<'a> {
+        let mut words = HashSet::default();
+        input_words(pieces, |w| {
+            words.insert(w);
+            true
+        });
         Seen {
-            words: words(input, true).collect(),
+            held: Held::Words(words),
+        }
+    }
+
+    /// A `Seen` that records what it is asked (see `Held::Asking`).
+    pub fn asking() -> Seen<'static> {
+        Seen {
+            held: Held::Asking(RefCell::default()),
+        }
+    }
+
+    /// The words `asked` (from [`Seen::asking`]) was asked that the input `pieces` holds: the
+    /// input is read once, each word looked up in the few asked, not all of its words kept.
+    pub fn among(pieces: &[&'a str], asked: Seen) -> Seen<'a> {
+        let Held::Asking(asked) = asked.held else {
+            return Seen::of(pieces);
+        };
+        // A word found is asked no more: the rest of the input is looked up in what is still
+        // unanswered, and read no further once nothing is.
+        let mut asked = asked.into_inner();
+        let mut words = HashSet::default();
+        input_words(pieces, |w| {
+            if asked.remove(w) {
+                words.insert(w);
+            }
+            !asked.is_empty()
+        });
+        Seen {
+            held: Held::Words(words),
+        }
+    }
+
+    fn holds(&self, word: &str) -> bool {
+        match &self.held {
+            Held::Words(words) => words.contains(word),
+            Held::Asking(asked) => {
+                asked.borrow_mut().insert(word.to_string());
+                true
+            }
         }
     }
 
     /// Whether every word of `text` is in the input (and it has one).
     pub fn holds_all(&self, text: &str) -> bool {
         let mut any = false;
-        for w in words(text, false) {
-            if !self.words.contains(w) {
+        for w in words(text) {
+            if !self.holds(w) {
                 return false;
             }
             any = true;
@@ -35,7 +95,7 @@ impl<'a> Seen<'a> {
 
     /// How many words `text` has.
     pub fn word_count(text: &str) -> usize {
-        words(text, false).count()
+        words(text).count()
     }
 
     /// `text` up to its first word the input does not hold, with `…` when cut; `None` when
@@ -44,15 +104,15 @@ impl<'a> Seen<'a> {
         let mut end = text.len();
         let mut cut = false;
         let mut held = false;
-        for (at, w) in word_spans(text, false) {
-            if !self.words.contains(w) {
+        for (at, w) in word_spans(text) {
+            if !self.holds(w) {
                 end = at;
                 cut = true;
                 break;
             }
             held = true;
         }
-        if !held {
+        if !held || matches!(self.held, Held::Asking(_)) {
             return None;
         }
         let kept = text[..end].trim_end();
@@ -69,29 +129,15 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-fn words(text: &str, escapes: bool) -> impl Iterator<Item = &str> {
-    word_spans(text, escapes).map(|(_, w)| w)
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    word_spans(text).map(|(_, w)| w)
 }
 
-/// `(byte offset, word)` of each word; with `escapes`, a backslash escape (`\n`, `\t`, `\r`,
-/// `\u` and four hex digits, `\x` and two) ends a word and is no part of the next.
-fn word_spans(text: &str, escapes: bool) -> impl Iterator<Item = (usize, &str)> {
-    let bytes = text.as_bytes();
+/// `(byte offset, word)` of each word of a plain text (a quote).
+fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut chars = text.char_indices().peekable();
     std::iter::from_fn(move || loop {
         let (start, c) = chars.next()?;
-        if escapes && c == '\\' {
-            let skip = match chars.peek().map(|&(_, n)| n) {
-                Some('n' | 't' | 'r' | 'b' | 'f') => 1,
-                Some('u') if bytes.len() >= start + 6 => 5,
-                Some('x') if bytes.len() >= start + 4 => 3,
-                _ => 0,
-            };
-            for _ in 0..skip {
-                chars.next();
-            }
-            continue;
-        }
         if !is_word_char(c) {
             continue;
         }
@@ -105,6 +151,62 @@ fn word_spans(text: &str, escapes: bool) -> impl Iterator<Item = (usize, &str)> 
         }
         return Some((start, &text[start..end]));
     })
+}
+
+/// Each word of the input `pieces` make joined with line breaks, where a backslash escape
+/// (`\n`, `\t`, `\r`, `\b`, `\f`, `\u` and four characters, `\x` and two, when the input has
+/// that many bytes left) ends a word and is no part of the next. An escape may run over a line
+/// break into the next piece; a word never does (a line break is no word character). Stops
+/// when `each` says so (`false`).
+fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
+    let total = pieces.iter().map(|p| p.len()).sum::<usize>() + pieces.len().saturating_sub(1);
+    // Bytes of the joined input before the piece; characters an escape still skips.
+    let mut before = 0;
+    let mut skip = 0usize;
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            skip = skip.saturating_sub(1);
+            before += 1;
+        }
+        let mut chars = piece.char_indices().peekable();
+        while let Some((start, c)) = chars.next() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            if c == '\\' {
+                let left = total - (before + start);
+                // The character after the backslash: in this piece, or the line break.
+                let next = match chars.peek() {
+                    Some(&(_, n)) => Some(n),
+                    None if i + 1 < pieces.len() => Some('\n'),
+                    None => None,
+                };
+                skip = match next {
+                    Some('n' | 't' | 'r' | 'b' | 'f') => 1,
+                    Some('u') if left >= 6 => 5,
+                    Some('x') if left >= 4 => 3,
+                    _ => 0,
+                };
+                continue;
+            }
+            if !is_word_char(c) {
+                continue;
+            }
+            let mut end = start + c.len_utf8();
+            while let Some(&(at, n)) = chars.peek() {
+                if !is_word_char(n) {
+                    break;
+                }
+                end = at + n.len_utf8();
+                chars.next();
+            }
+            if !each(&piece[start..end]) {
+                return;
+            }
+        }
+        before += piece.len();
+    }
 }
 
 #[cfg(test)]
@@ -132,9 +234,63 @@ mod tests {
         assert!(seen.holds_all("caf ok done"));
         assert!(!seen.holds_all("u00e9"));
         assert_eq!(
-            words(r"a\nb", false).collect::<Vec<_>>(),
+            words(r"a\nb").collect::<Vec<_>>(),
             vec!["a", "nb"],
             "a quote is plain text"
         );
+    }
+
+    /// The input's words as they were read before the input came in pieces: the pieces
+    /// joined, then scanned.
+    fn joined_words(text: &str) -> Vec<&str> {
+        let bytes = text.as_bytes();
+        let mut chars = text.char_indices().peekable();
+        let mut out = Vec::new();
+        while let Some((start, c)) = chars.next() {
+            if c == '\\' {
+                let skip = match chars.peek().map(|&(_, n)| n) {
+                    Some('n' | 't' | 'r' | 'b' | 'f') => 1,
+                    Some('u') if bytes.len() >= start + 6 => 5,
+                    Some('x') if bytes.len() >= start + 4 => 3,
+                    _ => 0,
+                };
+                for _ in 0..skip {
+                    chars.next();
+                }
+                continue;
+            }
+            if !is_word_char(c) {
+                continue;
+            }
+            let mut end = start + c.len_utf8();
+            while let Some(&(at, n)) = chars.peek() {
+                if !is_word_char(n) {
+                    break;
+                }
+                end = at + n.len_utf8();
+                chars.next();
+            }
+            out.push(&text[start..end]);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The words of the pieces are those of the pieces joined, escapes that run over a
+        /// line break into the next piece included.
+        #[test]
+        fn the_pieces_hold_the_words_of_the_joined_input(
+            pieces in proptest::collection::vec("[a\\\\unxtb1é_ \n.]{0,9}", 0..6)
+        ) {
+            let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            let mut got = Vec::new();
+            input_words(&refs, |w| {
+                got.push(w.to_string());
+                true
+            });
+            let joined = pieces.join("\n");
+            let want: Vec<String> = joined_words(&joined).into_iter().map(str::to_string).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

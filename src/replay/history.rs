@@ -223,6 +223,8 @@ impl History {
                 .and_then(|m| m.timestamp.as_deref()),
             parsed: self.parsed.as_deref(),
             carried: Some(&self.carried),
+            after_records: true,
+            carries_out: false,
         }
     }
 

@@ -218,6 +218,8 @@ impl Prefix {
                 .find_map(|m| m.timestamp.as_deref()),
             parsed: None,
             carried: None,
+            after_records: true,
+            carries_out: false,
         };
         preset.plan(&input, settings)
     }

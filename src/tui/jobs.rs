@@ -264,8 +264,9 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
                     &plan,
                 ))
             });
-            let done =
-                crate::compaction::carry_out::carry_out(&analysis, &plan, summarizer, summary, 0);
+            let done = crate::compaction::carry_out::carry_out(
+                &analysis, &plan, summarizer, summary, 0, true,
+            );
             send(Msg::Compacted(Box::new(Compacted { plan: *plan, done })));
         }
     }

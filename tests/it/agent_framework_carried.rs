@@ -55,6 +55,8 @@ fn input<'a>(
         now: None,
         parsed,
         carried: None,
+        after_records: true,
+        carries_out: false,
     }
 }
 

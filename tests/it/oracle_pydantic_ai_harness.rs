@@ -160,7 +160,14 @@ fn check_history(g: &Value, a: &Analysis, plan: &ctxray::compaction::Plan) -> Ve
         bad.push("the session is not the history read back".into());
     }
     if let Some(shrank) = g["guard"]["shrank"].as_bool() {
-        let done = carry_out(a, plan, "oracle".into(), summary.map(str::to_string), 0);
+        let done = carry_out(
+            a,
+            plan,
+            "oracle".into(),
+            summary.map(str::to_string),
+            0,
+            false,
+        );
         if done.rejected == shrank {
             bad.push(format!(
                 "guard: shrank={shrank} but rejected={}",

@@ -293,11 +293,13 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
     ));
     let insertion = insertion(&run);
     let summarizer = run.calls.last().cloned().unwrap_or_default();
-    // In a replay the list the run left is kept: carried out with no summarizer text (every
-    // strategy but summarization), the compaction is this very run (`history::compacted`).
-    let made = match input.parsed {
-        Some(_) => Made::keep(Kept::of(input, run)),
-        None => Made::default(),
+    // A plan that is carried out (every one of a replay's) keeps the list the run left: with
+    // no summarizer text (every strategy but summarization), the compaction is this very run
+    // (`history::compacted`).
+    let made = if input.parsed.is_some() || input.carries_out {
+        Made::keep(Kept::of(input, run))
+    } else {
+        Made::default()
     };
     Ok(Plan {
         preset: preset.name,

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::compaction::after::{self, After};
 use crate::compaction::plan::{surviving, Plan};
+use crate::compaction::preset::PlanInput;
 use crate::session::{Format, Message, Part, Role, Session};
 
 /// Fields every message class dumps, in order, before the class's own.
@@ -22,8 +23,21 @@ const BASE: &[&str] = &[
     "id",
 ];
 
-/// The compacted history of `session` under a fired `plan`, with `summary` inserted.
-pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After {
+/// The compacted history of `input`'s session under a fired `plan`, with `summary` inserted.
+pub fn compacted(input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
+    let session = input.session;
+    input
+        .read_back(dicts(session, plan, summary), Format::LANGCHAIN)
+        .unwrap_or_else(|_| {
+            let mut generic = after::generic(session, plan, summary);
+            generic.history = dicts(session, plan, summary);
+            generic.format = None;
+            generic
+        })
+}
+
+/// The list's dicts: the surviving messages', the summary's inserted.
+fn dicts(session: &Session, plan: &Plan, summary: Option<&str>) -> Value {
     let native = session.format == Format::LANGCHAIN;
     let mut dicts: Vec<Value> = surviving(&plan.split)
         .into_iter()
@@ -44,13 +58,7 @@ pub fn compacted(session: &Session, plan: &Plan, summary: Option<&str>) -> After
         let at = ins.position.min(dicts.len());
         dicts.insert(at, dict("human", Value::String(content), Map::new()));
     }
-    let history = Value::Array(dicts);
-    after::from_history(session, history.clone(), Format::LANGCHAIN).unwrap_or_else(|_| {
-        let mut generic = after::generic(session, plan, summary);
-        generic.history = history;
-        generic.format = None;
-        generic
-    })
+    Value::Array(dicts)
 }
 
 /// A record as `messages_to_dict(messages_from_dict([record]))` gives it back.

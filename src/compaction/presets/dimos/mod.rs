@@ -233,7 +233,7 @@ impl Preset for Dimos {
     }
     /// The list `compact_history` returns, as `messages_to_dict` serialises it.
     fn compacted(&self, input: &PlanInput, plan: &Plan, summary: Option<&str>) -> After {
-        history::compacted(input.session, plan, summary)
+        history::compacted(input, plan, summary)
     }
 }
 

@@ -266,9 +266,9 @@ impl Preset for Hermes {
                 .and_then(|p| history.get(p))
                 .map(|m| m.index),
         });
-        // In a replay a fired plan is carried out: its compression serves the digest and the
-        // compaction.
-        let made = if fired && input.parsed.is_some() {
+        // A fired plan that is carried out (every one of a replay's) keeps its compression for
+        // the digest and the compaction.
+        let made = if fired && (input.parsed.is_some() || input.carries_out) {
             Made::keep(Kept {
                 session: SessionKey::of(input.session),
                 outcome,
