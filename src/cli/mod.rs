@@ -648,19 +648,14 @@ fn compact(
     }
     let (analysis, sets) = analysed_for(source, preset, common)?;
     let plan = plan_cmd::to_carry_out(&analysis, &preset.preset, &sets)?;
-    let (name, summary, masked) = match summarizer.summarizer {
-        SummarizerKind::Offline => (
-            "offline".to_string(),
-            compact_cmd::offline(&analysis, &plan),
-            0,
-        ),
+    // The offline digest is written as the compaction is carried out (`None` here).
+    let (name, written, masked) = match summarizer.summarizer {
+        SummarizerKind::Offline => ("offline".to_string(), None, 0),
         // Nothing to send: the plan does not fire, or the framework writes its summary without a
         // model (an offline digest, or a strategy that only drops).
-        _ if !plan.trigger.fired || plan.summarizer.is_empty() || plan.insertion.is_none() => (
-            "offline".to_string(),
-            compact_cmd::offline(&analysis, &plan),
-            0,
-        ),
+        _ if !plan.trigger.fired || plan.summarizer.is_empty() || plan.insertion.is_none() => {
+            ("offline".to_string(), None, 0)
+        }
         _ => {
             let choice = summarizer
                 .choice()
@@ -675,6 +670,7 @@ fn compact(
             )
         }
     };
+    let summary = || written.or_else(|| compact_cmd::offline(&analysis, &plan));
     let done =
         crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked, false);
     let input = (source != "-").then(|| Path::new(source));

@@ -43,14 +43,15 @@ pub struct Compacted {
     pub rejected_tokens: Option<usize>,
 }
 
-/// `plan` carried out on `before` with `summary` inserted. `records`: the compacted history
-/// keeps its messages' raw records, as one that will be planned again needs (a preset with a
-/// guard plans it here, and so always keeps them).
+/// `plan` carried out on `before` with the text `summary` gives inserted (asked once the
+/// summarized range's facts are being read beside it). `records`: the compacted history keeps
+/// its messages' raw records, as one that will be planned again needs (a preset with a guard
+/// plans it here, and so always keeps them).
 pub fn carry_out(
     before: &Analysis,
     plan: &Plan,
     summarizer: String,
-    summary: Option<String>,
+    summary: impl FnOnce() -> Option<String>,
     masked: usize,
     records: bool,
 ) -> Compacted {
@@ -61,12 +62,14 @@ pub fn carry_out(
         ..PlanInput::new(before)
     };
     // The summarized range's facts (what of them the summary holds is a finding) are read on
-    // a second core meanwhile, and on this one too once the history is made.
+    // a second core while the summary is written and the history made, and on this one too
+    // once it is; where the plan inserts no summary they are read only if one is given.
     let next = AtomicUsize::new(0);
-    let wanted = plan.trigger.fired && summary.is_some();
-    let facts = || wanted.then(|| outcome::range_facts(&before.session, plan, &next));
-    let (compacted, after, evidence) = std::thread::scope(|s| {
-        let theirs = s.spawn(facts);
+    let range_facts = || outcome::range_facts(&before.session, plan, &next);
+    let ahead = plan.trigger.fired && plan.insertion.is_some();
+    let (summary, compacted, after, evidence) = std::thread::scope(|s| {
+        let theirs = s.spawn(|| ahead.then(range_facts));
+        let summary = summary();
         let compacted: After = match framework {
             Some(p) if plan.trigger.fired => p.compacted(&input, plan, summary.as_deref()),
             _ => after::generic(&before.session, plan, summary.as_deref()),
@@ -79,18 +82,19 @@ pub fn carry_out(
             ..
         } = compacted;
         let after = before.derived(session);
-        let mine = facts();
+        let wanted = plan.trigger.fired && summary.is_some();
+        let mine = (ahead || wanted).then(range_facts);
         let theirs = theirs
             .join()
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        let evidence = match (mine, theirs, summary.as_deref()) {
-            (Some(mut mine), Some(mut theirs), Some(text)) => {
-                mine.append(&mut theirs);
+        let evidence = match (mine, summary.as_deref()) {
+            (Some(mut mine), Some(text)) if wanted => {
+                mine.append(&mut theirs.unwrap_or_default());
                 Some(outcome::evidence_of(mine, text))
             }
             _ => None,
         };
-        ((history, format, persisted), after, evidence)
+        (summary, (history, format, persisted), after, evidence)
     });
     let (history, history_format, persisted) = compacted;
     let (tokens_before, tokens_after) = (before.total_tokens(), after.total_tokens());
@@ -243,8 +247,8 @@ mod tests {
                 };
                 let (s1, s2) = (digest(&shown_plan), digest(&kept_plan));
                 assert_eq!(s1, s2, "{} {file}", p.name());
-                let inspector = carry_out(&a, &shown_plan, "offline".into(), s1, 0, true);
-                let cli = carry_out(&a, &kept_plan, "offline".into(), s2, 0, false);
+                let inspector = carry_out(&a, &shown_plan, "offline".into(), || s1, 0, true);
+                let cli = carry_out(&a, &kept_plan, "offline".into(), || s2, 0, false);
                 assert_eq!(shown(&cli), shown(&inspector), "{} {file}", p.name());
                 let records = |c: &Compacted| {
                     (c.after.session.messages.iter())

@@ -168,19 +168,34 @@ fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
             skip = skip.saturating_sub(1);
             before += 1;
         }
-        let mut chars = piece.char_indices().peekable();
-        while let Some((start, c)) = chars.next() {
+        let bytes = piece.as_bytes();
+        // The character at a byte where one starts, and its length: ASCII is read as a byte.
+        let char_at = |at: usize| -> (char, usize) {
+            match bytes[at] {
+                b if b < 0x80 => (char::from(b), 1),
+                _ => {
+                    let c = piece[at..].chars().next().unwrap_or_default();
+                    (c, c.len_utf8().max(1))
+                }
+            }
+        };
+        let mut at = 0;
+        while at < bytes.len() {
+            let (c, len) = char_at(at);
             if skip > 0 {
                 skip -= 1;
+                at += len;
                 continue;
             }
             if c == '\\' {
-                let left = total - (before + start);
+                let left = total - (before + at);
                 // The character after the backslash: in this piece, or the line break.
-                let next = match chars.peek() {
-                    Some(&(_, n)) => Some(n),
-                    None if i + 1 < pieces.len() => Some('\n'),
-                    None => None,
+                let next = if at + 1 < bytes.len() {
+                    Some(char_at(at + 1).0)
+                } else if i + 1 < pieces.len() {
+                    Some('\n')
+                } else {
+                    None
                 };
                 skip = match next {
                     Some('n' | 't' | 'r' | 'b' | 'f') => 1,
@@ -188,20 +203,23 @@ fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
                     Some('x') if left >= 4 => 3,
                     _ => 0,
                 };
+                at += 1;
                 continue;
             }
             if !is_word_char(c) {
+                at += len;
                 continue;
             }
-            let mut end = start + c.len_utf8();
-            while let Some(&(at, n)) = chars.peek() {
+            let start = at;
+            at += len;
+            while at < bytes.len() {
+                let (n, len) = char_at(at);
                 if !is_word_char(n) {
                     break;
                 }
-                end = at + n.len_utf8();
-                chars.next();
+                at += len;
             }
-            if !each(&piece[start..end]) {
+            if !each(&piece[start..at]) {
                 return;
             }
         }

@@ -659,19 +659,43 @@ pub(super) fn esc(s: &str) -> String {
 /// [`esc`], appended to `out`.
 fn esc_into(out: &mut String, s: &str) {
     out.reserve(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if crate::text::sanitize::is_unsafe(c, crate::text::Mode::Block) => out.push_str(
-                &crate::text::sanitize::sanitize(&c.to_string(), crate::text::Mode::Block),
-            ),
-            c => out.push(c),
+    // Runs of characters that stand as they are are copied whole; only the bytes of a
+    // character outside ASCII are read as one.
+    let bytes = s.as_bytes();
+    let (mut copied, mut at) = (0, 0);
+    while at < bytes.len() {
+        let b = bytes[at];
+        let (len, shown): (usize, Option<std::borrow::Cow<str>>) = if b < 0x80 {
+            let shown = match b {
+                b'&' => Some("&amp;".into()),
+                b'<' => Some("&lt;".into()),
+                b'>' => Some("&gt;".into()),
+                b'"' => Some("&quot;".into()),
+                b'\'' => Some("&#39;".into()),
+                b'\n' | b'\t' | 0x20..=0x7e => None,
+                _ => Some(unsafe_shown(char::from(b))),
+            };
+            (1, shown)
+        } else {
+            let c = s[at..].chars().next().unwrap_or_default();
+            let unsafe_ = crate::text::sanitize::is_unsafe(c, crate::text::Mode::Block);
+            (c.len_utf8().max(1), unsafe_.then(|| unsafe_shown(c)))
+        };
+        if let Some(shown) = shown {
+            out.push_str(&s[copied..at]);
+            out.push_str(&shown);
+            copied = at + len;
         }
+        at += len;
     }
+    out.push_str(&s[copied..]);
+}
+
+/// A character that must not reach the page as itself, as the page shows it.
+fn unsafe_shown(c: char) -> std::borrow::Cow<'static, str> {
+    crate::text::sanitize::sanitize(&c.to_string(), crate::text::Mode::Block)
+        .into_owned()
+        .into()
 }
 
 #[cfg(test)]
@@ -751,5 +775,34 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
         );
         assert_eq!(esc("a\u{1b}]0;t\u{7}\u{202e}b\nc"), "a␛]0;t␇\\u{202e}b\nc");
+    }
+
+    proptest::proptest! {
+        /// Escaping copies runs whole and reads as one only the bytes of a character outside
+        /// ASCII: the page is the one escaping a character at a time gives.
+        #[test]
+        fn escaping_runs_is_escaping_each_character(
+            s in "[a<>&\"' \n\t\u{0}\u{1b}\u{7f}\u{85}\u{2028}\u{202e}é中🙂z]{0,40}"
+        ) {
+            let mut want = String::new();
+            for ch in s.chars() {
+                match ch {
+                    '&' => want.push_str("&amp;"),
+                    '<' => want.push_str("&lt;"),
+                    '>' => want.push_str("&gt;"),
+                    '"' => want.push_str("&quot;"),
+                    '\'' => want.push_str("&#39;"),
+                    c if crate::text::sanitize::is_unsafe(c, crate::text::Mode::Block) => want
+                        .push_str(&crate::text::sanitize::sanitize(
+                            &c.to_string(),
+                            crate::text::Mode::Block,
+                        )),
+                    c => want.push(c),
+                }
+            }
+            let mut got = String::from("kept ");
+            esc_into(&mut got, &s);
+            proptest::prop_assert_eq!(got, format!("kept {want}"));
+        }
     }
 }

@@ -255,15 +255,17 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
             summarizer,
         } => {
             use crate::compaction::preset;
-            let summary = summary.or_else(|| {
-                let p = presets::find(plan.preset).ok()?;
-                plan.insertion.as_ref()?;
-                Some(preset::offline_summary(
-                    p,
-                    &preset::PlanInput::new(&analysis),
-                    &plan,
-                ))
-            });
+            let summary = || {
+                summary.or_else(|| {
+                    let p = presets::find(plan.preset).ok()?;
+                    plan.insertion.as_ref()?;
+                    Some(preset::offline_summary(
+                        p,
+                        &preset::PlanInput::new(&analysis),
+                        &plan,
+                    ))
+                })
+            };
             let done = crate::compaction::carry_out::carry_out(
                 &analysis, &plan, summarizer, summary, 0, true,
             );

@@ -164,7 +164,7 @@ fn check_history(g: &Value, a: &Analysis, plan: &ctxray::compaction::Plan) -> Ve
             a,
             plan,
             "oracle".into(),
-            summary.map(str::to_string),
+            || summary.map(str::to_string),
             0,
             false,
         );
