@@ -73,36 +73,82 @@ fn patterns() -> &'static [Pattern] {
     })
 }
 
-/// Which patterns can match in `text` (a bit per pattern): those one of whose words it holds,
-/// found in one pass. A text with a character that a case-insensitive pattern's letter folds to
-/// outside ASCII (the Kelvin sign for `k`, the long s for `s`) may match any.
+/// Words a pattern's keyword ends with: a match holds one of them followed by a suffix (`_…`,
+/// `-…`), a quote, spaces and `=` or `:`, so an occurrence followed by anything else
+/// (`tokens`, `keyboard`, `token usage`) is no reason to search with the pattern.
+const KEYWORD_ENDS: &[(&str, &[&str])] = &[("credential-assignment", &["key", "secret", "token"])];
+
+/// Whether a match can go on after a keyword that ends at `at`: `(?:[_-][A-Z0-9]+)*["']?\s*`
+/// then `=` or `:` (read greedily, which finds whatever backtracking would; a character
+/// outside ASCII where a space or `=` could stand is taken as a space).
+fn may_follow_keyword(text: &[u8], at: usize) -> bool {
+    let mut i = at;
+    while i < text.len() && matches!(text[i], b'_' | b'-') {
+        let run = text[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        if run == 0 {
+            break;
+        }
+        i += 1 + run;
+    }
+    if i < text.len() && matches!(text[i], b'"' | b'\'') {
+        i += 1;
+    }
+    while i < text.len() && (text[i].is_ascii_whitespace() || text[i] == 0x0b) {
+        i += 1;
+    }
+    match text.get(i) {
+        Some(b'=' | b':') => true,
+        Some(b) => !b.is_ascii(),
+        None => false,
+    }
+}
+
+/// Which patterns can match in `text` (a bit per pattern): those one of whose words it holds
+/// (a keyword's end only where a match can go on after it), found in one pass. A text with a
+/// character that a case-insensitive pattern's letter folds to outside ASCII (the Kelvin sign
+/// for `k`, the long s for `s`) may match any.
 fn may_match(text: &str) -> u64 {
     const FOLDS_TO_ASCII: [&str; 2] = ["\u{212a}", "\u{17f}"];
     let all = (1u64 << patterns().len()) - 1;
-    static WORDS: OnceLock<(aho_corasick::AhoCorasick, Vec<u64>)> = OnceLock::new();
-    let (words, bits) = WORDS.get_or_init(|| {
+    type Words = (aho_corasick::AhoCorasick, Vec<u64>, Vec<bool>);
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    let (words, bits, ends) = WORDS.get_or_init(|| {
         let mut words = Vec::new();
         let mut bits = Vec::new();
+        let mut ends = Vec::new();
         for (i, p) in patterns().iter().enumerate() {
             for w in p.needs {
                 words.push(*w);
                 bits.push(1 << i);
+                ends.push(
+                    KEYWORD_ENDS
+                        .iter()
+                        .any(|(kind, ws)| *kind == p.kind && ws.contains(w)),
+                );
             }
         }
         for w in FOLDS_TO_ASCII {
             words.push(w);
             bits.push(all);
+            ends.push(false);
         }
         #[allow(clippy::expect_used, reason = "constant words")]
         let ac = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .build(&words)
             .expect("the words build");
-        (ac, bits)
+        (ac, bits, ends)
     });
     let mut may = 0u64;
     for m in words.find_overlapping_iter(text) {
-        may |= bits[m.pattern().as_usize()];
+        let w = m.pattern().as_usize();
+        if ends[w] && !may_follow_keyword(text.as_bytes(), m.end()) {
+            continue;
+        }
+        may |= bits[w];
         if may == all {
             break;
         }
@@ -363,7 +409,8 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
                 "RSA PRIVATE KEY-----", "Authorization", "AUTHORIZATION: ", "Bearer ", "https://",
                 "u:", "@", "api_key", "API-KEY", "Secret", "TOKEN", "passwd", "PASSWORD", "\u{212a}ey",
                 "\u{17f}ecret", "=", ": ", "\"", " ", "\n", "Zk8qPlm3Vx9Rt2Wn7Yb4", "a1B2c3D4e5F6g7H8i9J0",
-                "0123456789abcdefghijABCDEFGHIJ0123456789", "_", "x",
+                "0123456789abcdefghijABCDEFGHIJ0123456789", "_", "x", "tokens", "KEYS", "key", "s",
+                "-", "'", "\u{a0}", "\u{3000}", "\u{b}", "\t", "secretary", "_ID",
             ][..]), 0..16),
         ) {
             let text: String = pieces.concat();
@@ -384,6 +431,17 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
         assert_eq!(may & bit("jwt"), 0);
         assert_eq!(may & bit("private-key"), 0);
         assert_eq!(may_match("plain words only"), 0);
+        // A keyword's word followed by what no match can hold after it.
+        assert_eq!(
+            may_match("input_tokens, keyboard, secretary, a token here, TOKEN_ID _, key"),
+            0
+        );
+        for after in [
+            "_ID=", "-x-2:", "\"=", "': ", " \t=", "=", ":", "\u{a0}", " \u{b}:",
+        ] {
+            let may = may_match(&format!("token{after}"));
+            assert_ne!(may & bit("credential-assignment"), 0, "{after:?}");
+        }
         let all = (1u64 << patterns().len()) - 1;
         assert_eq!(may_match("\u{212a}EY"), all);
         assert_eq!(may_match("pa\u{17f}\u{17f}word"), all);

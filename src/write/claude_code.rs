@@ -83,8 +83,8 @@ pub fn write_jsonl(
                 .messages
                 .iter()
                 .skip(m.index + 1)
-                .flat_map(|k| k.source_indices.iter().filter_map(|&i| parsed(i)))
-                .filter_map(|v| v.get("uuid").cloned())
+                .flat_map(|k| k.source_indices.iter())
+                .filter_map(|&i| line_uuid(&lines.get(i)?))
                 .collect();
             let boundary_id = uuid_from(&[&text, "boundary", &pre_tokens.to_string()]);
             let summary_id = uuid_from(&[&text, "summary"]);
@@ -179,6 +179,37 @@ fn mask_strings(v: &mut Value, n: &mut usize) {
     }
 }
 
+/// The `uuid` of a line that is a JSON object (the last, as its parsed object keeps it), read
+/// without building the rest of the line.
+fn line_uuid(line: &str) -> Option<Value> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Uuid(Option<Value>);
+    impl<'de> serde::Deserialize<'de> for Uuid {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
+            d.deserialize_map(Fields)
+        }
+    }
+    struct Fields;
+    impl<'de> Visitor<'de> for Fields {
+        type Value = Uuid;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Uuid, A::Error> {
+            let mut uuid = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "uuid" {
+                    uuid = Some(map.next_value::<Value>()?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(Uuid(uuid))
+        }
+    }
+    serde_json::from_str::<Uuid>(line).ok()?.0
+}
+
 /// A stable UUID-shaped id from `parts` (the same compaction writes the same ids).
 fn uuid_from(parts: &[&str]) -> String {
     let mut halves = [0u64; 2];
@@ -197,4 +228,53 @@ fn uuid_from(parts: &[&str]) -> String {
         &hex[17..20],
         &hex[20..32]
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `uuid` read alone is the one the whole line parsed gives: for every line of the
+    /// Claude Code fixtures, and lines built to differ (a nested `uuid`, two of them, escapes,
+    /// not a string, not an object, not JSON).
+    #[test]
+    fn a_lines_uuid_is_the_parsed_lines() {
+        let whole = |line: &str| {
+            serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|v| v.get("uuid").cloned())
+        };
+        let mut lines: Vec<String> = [
+            r#"{"uuid":"a","x":{"uuid":"nested"}}"#,
+            r#"{"x":{"uuid":"nested"}}"#,
+            r#"{"uuid":"first","uuid":"last"}"#,
+            r#"{"u\u0075id":"escaped key","n":1.5e300}"#,
+            r#"{"uuid":"\u00e9\n"}"#,
+            r#"{"uuid":7}"#,
+            r#"{"uuid":null}"#,
+            r#"["uuid","a"]"#,
+            r#""uuid""#,
+            r#"{"uuid":"a""#,
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = std::fs::read_dir(root.join("fixtures/claude-code")).unwrap();
+        let files = (dir.flatten().map(|e| e.path()))
+            .chain([root.join("fixtures/samples/claude-code-demo.jsonl")]);
+        for file in files {
+            if let Ok(text) = std::fs::read_to_string(file) {
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        assert!(lines.len() > 100, "{}", lines.len());
+        let mut found = 0;
+        for line in &lines {
+            assert_eq!(line_uuid(line), whole(line), "{line}");
+            found += usize::from(whole(line).is_some());
+        }
+        assert!(found > 50, "{found}");
+    }
 }
