@@ -174,7 +174,7 @@ mod tests {
     use crate::compaction::demo::{fit, Fit};
     use crate::compaction::preset::{self, Preset};
 
-    /// A plan of every fixture that fires, under the settings `--demo` finds; `carries_out` as
+    /// `p`'s plan of `a` under the settings `--demo` finds, if one fires; `carries_out` as
     /// `compact` sets it.
     fn fired(a: &Analysis, p: &dyn Preset, carries_out: bool) -> Option<Plan> {
         let input = PlanInput {

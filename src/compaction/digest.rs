@@ -6,6 +6,7 @@
 //! Owns: the generic digest. A preset whose framework has its own offline text (a fallback
 //! digest) returns that instead, from `Preset::offline_summary`. Must not: do IO.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
@@ -148,11 +149,17 @@ fn results_by_call<'a>(messages: &[&'a Message]) -> Results<'a> {
             if out.at.contains_key(call_id.as_str()) {
                 continue;
             }
-            let text = content
-                .iter()
-                .map(Part::plain_text)
-                .collect::<Vec<_>>()
-                .join(" ");
+            // Lent when the result is one text: only a quote of its start is read.
+            let text = match content.as_slice() {
+                [Part::Text { text }] => Cow::Borrowed(text.as_str()),
+                _ => Cow::Owned(
+                    content
+                        .iter()
+                        .map(Part::plain_text)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            };
             out.at.insert(call_id.as_str(), out.list.len());
             out.list.push((*is_error == Some(true), text));
         }
@@ -163,11 +170,11 @@ fn results_by_call<'a>(messages: &[&'a Message]) -> Results<'a> {
 #[derive(Default)]
 struct Results<'a> {
     at: HashMap<&'a str, usize>,
-    list: Vec<(bool, String)>,
+    list: Vec<(bool, Cow<'a, str>)>,
 }
 
-impl Results<'_> {
-    fn get(&self, id: &str) -> Option<&(bool, String)> {
+impl<'a> Results<'a> {
+    fn get(&self, id: &str) -> Option<&(bool, Cow<'a, str>)> {
         self.at.get(id).map(|&i| &self.list[i])
     }
 }

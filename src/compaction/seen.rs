@@ -75,7 +75,10 @@ impl<'a> Seen<'a> {
         match &self.held {
             Held::Words(words) => words.contains(word),
             Held::Asking(asked) => {
-                asked.borrow_mut().insert(word.to_string());
+                let mut asked = asked.borrow_mut();
+                if !asked.contains(word) {
+                    asked.insert(word.to_string());
+                }
                 true
             }
         }

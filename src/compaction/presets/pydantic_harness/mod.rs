@@ -265,7 +265,7 @@ fn plan(
         summarizer,
         insertion,
         findings,
-        made: Default::default(),
+        made: result::kept(input, outcome.as_ref()),
     })
 }
 

@@ -1,8 +1,8 @@
 //! What the pydantic-ai-harness presets leave after a compaction, and the shrink guard.
 //!
-//! Owns: `Preset::compacted` (the strategy run again on the history, its layout filled with
-//! the records and written as `ModelMessagesTypeAdapter` JSON, read back with ctxray's
-//! `pydantic-ai` parser) and `Preset::rejects`. The guard is the 0.63 rule as seed 003 reports
+//! Owns: `Preset::compacted` (the strategy run again on the history, or the outcome its plan
+//! kept, its layout filled with the records and written as `ModelMessagesTypeAdapter` JSON,
+//! read back with ctxray's `pydantic-ai` parser) and `Preset::rejects`. The guard is the 0.63 rule as seed 003 reports
 //! it: the compacted request is kept only when `estimate_token_count` (the framework's own
 //! estimator, chars/4 or the configured tokenizer, the latest instructions once) measures it
 //! below the request it replaces, whatever the trigger measures. Must not: plan or summarize.
@@ -12,9 +12,10 @@ use serde_json::Value;
 use super::compacted::{self, Fill};
 use super::estimate::Estimator;
 use super::history::{self, Rec};
+use super::summarizing::Outcome;
 use super::{limits, model_family, nonneg, run_strategy, wire, Strategy};
 use crate::compaction::after::{self, After};
-use crate::compaction::plan::Plan;
+use crate::compaction::plan::{Made, Plan, SessionKey};
 use crate::compaction::preset::{GuardCheck, PlanInput, Preset};
 use crate::session::Format;
 
@@ -32,9 +33,14 @@ pub fn compacted(
     let est = Estimator {
         tokenizer: settings.str("tokenizer").map(|_| input.counter),
     };
-    let outcome = limits(preset, input, settings)
-        .ok()
-        .and_then(|_| run_strategy(strategy, &recs, settings, input, &est));
+    // The plan's own outcome, when it was made to be carried out; else the strategy again.
+    let kept = (plan.made.get::<Kept>()).filter(|k| k.session == SessionKey::of(input.session));
+    let outcome = match kept {
+        Some(k) => Some(k.outcome.clone()),
+        None => limits(preset, input, settings)
+            .ok()
+            .and_then(|_| run_strategy(strategy, &recs, settings, input, &est)),
+    };
     let Some(o) = outcome else {
         return after::unchanged(input.session);
     };
@@ -52,6 +58,25 @@ pub fn compacted(
     input
         .read_back(doc, Format::PYDANTIC_AI)
         .unwrap_or_else(|_| after::generic(input.session, plan, summary))
+}
+
+/// The strategy's outcome a plan made to be carried out keeps (`PlanInput::carries_out`), so
+/// that its compaction does not run the strategy again: nothing the strategy decides depends
+/// on the summary.
+pub struct Kept {
+    session: SessionKey,
+    outcome: Outcome,
+}
+
+/// What a plan of `input` keeps of its `outcome`.
+pub fn kept(input: &PlanInput, outcome: Option<&Outcome>) -> Made {
+    match outcome {
+        Some(o) if input.carries_out => Made::keep(Kept {
+            session: SessionKey::of(input.session),
+            outcome: o.clone(),
+        }),
+        _ => Made::default(),
+    }
 }
 
 /// `bridge_summary`: `bridge_prefix` and the summarizer's model family differs from the one
