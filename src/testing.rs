@@ -16,6 +16,31 @@ pub fn analysed(rel: &str) -> crate::analysis::Analysis {
     )
 }
 
+/// Fixtures of several formats that the compaction tests plan under every preset.
+pub const FORMATS: &[&str] = &[
+    "fixtures/samples/claude-code-demo.jsonl",
+    "fixtures/agent-framework/messages.jsonl",
+    "fixtures/openai-chat/seed-003-tiny-rounds.json",
+    "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
+    "fixtures/langchain/v1-blocks.jsonl",
+    "fixtures/openhands/conversation",
+    "fixtures/codex/local-compaction.jsonl",
+];
+
+/// `p`'s plan of `input` under the settings `--demo` finds, if one fires.
+pub fn fired(
+    input: &crate::compaction::PlanInput,
+    p: &dyn crate::compaction::preset::Preset,
+) -> Option<crate::compaction::Plan> {
+    use crate::compaction::demo::{fit, Fit};
+    let sets = match fit(input, p, &[]).ok()? {
+        Fit::Fires => Vec::new(),
+        Fit::Scaled(d) => d.sets,
+        Fit::Cannot(_) => return None,
+    };
+    crate::compaction::preset::run(p, input, &sets).ok()
+}
+
 /// The bundled Claude Code demo, analysed.
 pub fn demo() -> crate::analysis::Analysis {
     analysed("fixtures/samples/claude-code-demo.jsonl")

@@ -171,22 +171,15 @@ pub fn carry_out(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::demo::{fit, Fit};
     use crate::compaction::preset::{self, Preset};
 
-    /// `p`'s plan of `a` under the settings `--demo` finds, if one fires; `carries_out` as
-    /// `compact` sets it.
+    /// `p`'s plan of `a` that fires, if one does; `carries_out` as `compact` sets it.
     fn fired(a: &Analysis, p: &dyn Preset, carries_out: bool) -> Option<Plan> {
         let input = PlanInput {
             carries_out,
             ..PlanInput::new(a)
         };
-        let sets = match fit(&input, p, &[]).ok()? {
-            Fit::Fires => Vec::new(),
-            Fit::Scaled(d) => d.sets,
-            Fit::Cannot(_) => return None,
-        };
-        preset::run(p, &input, &sets).ok()
+        crate::testing::fired(&input, p)
     }
 
     /// Everything a compaction shows and writes, the messages' records left out, and the
@@ -224,16 +217,8 @@ mod tests {
     /// guards (its guard plans the compacted history).
     #[test]
     fn the_cli_carries_out_what_the_inspector_does_without_the_records() {
-        let files = [
-            "fixtures/samples/claude-code-demo.jsonl",
-            "fixtures/agent-framework/messages.jsonl",
-            "fixtures/openai-chat/seed-003-tiny-rounds.json",
-            "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
-            "fixtures/langchain/v1-blocks.jsonl",
-            "fixtures/openhands/conversation",
-        ];
         let mut dropped = std::collections::BTreeSet::new();
-        for file in files {
+        for &file in crate::testing::FORMATS {
             let a = crate::testing::analysed(file);
             for p in presets::all() {
                 let (Some(shown_plan), Some(kept_plan)) = (fired(&a, p, false), fired(&a, p, true))

@@ -342,30 +342,16 @@ The header test fails.
     /// on past where the first writing stopped).
     #[test]
     fn the_words_asked_give_the_digest_all_words_give() {
-        use crate::compaction::demo::{fit, Fit};
         use crate::compaction::preset::PlanInput;
         let whole = |session: &Session, indices: &[usize], input: &[&str]| {
             digest_with(session, indices, Some(&Seen::of(input)))
         };
         let mut compared = 0;
-        for file in [
-            "fixtures/samples/claude-code-demo.jsonl",
-            "fixtures/agent-framework/messages.jsonl",
-            "fixtures/openai-chat/seed-003-tiny-rounds.json",
-            "fixtures/pydantic-ai/seed-003-tiny-rounds.json",
-            "fixtures/langchain/v1-blocks.jsonl",
-            "fixtures/openhands/conversation",
-            "fixtures/codex/local-compaction.jsonl",
-        ] {
+        for &file in crate::testing::FORMATS {
             let a = crate::testing::analysed(file);
             let input = PlanInput::new(&a);
             for p in crate::compaction::presets::all() {
-                let sets = match fit(&input, p, &[]) {
-                    Ok(Fit::Fires) => Vec::new(),
-                    Ok(Fit::Scaled(d)) => d.sets,
-                    _ => continue,
-                };
-                let Ok(plan) = crate::compaction::preset::run(p, &input, &sets) else {
+                let Some(plan) = crate::testing::fired(&input, p) else {
                     continue;
                 };
                 let shown: Vec<&str> = plan.summarizer.iter().map(|m| m.content.as_str()).collect();

@@ -108,8 +108,7 @@ pub fn findings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::demo::{fit, Fit};
-    use crate::compaction::preset::{self, PlanInput};
+    use crate::compaction::preset::PlanInput;
 
     /// Threads that share the cursor read the range between them: their sets together are the
     /// range's facts, and a cursor already past the first run leaves that run's facts out.
@@ -118,12 +117,7 @@ mod tests {
         let a = crate::testing::analysed("fixtures/oracle/hermes/default-settings.input.json");
         let input = PlanInput::new(&a);
         let p = crate::compaction::presets::find("claude-code").unwrap();
-        let sets = match fit(&input, p, &[]).unwrap() {
-            Fit::Fires => Vec::new(),
-            Fit::Scaled(d) => d.sets,
-            Fit::Cannot(why) => panic!("{why}"),
-        };
-        let plan = preset::run(p, &input, &sets).unwrap();
+        let plan = crate::testing::fired(&input, p).expect("the preset fires");
         assert!(
             plan.split.summarized.len() > 32,
             "{}",

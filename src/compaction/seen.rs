@@ -26,11 +26,6 @@ enum Held<'a> {
 }
 
 impl<'a> Seen<'a> {
-    /// Every word of `input`.
-    pub fn new(input: &'a str) -> Seen<'a> {
-        Seen::of(&[input])
-    }
-
     /// Every word of the input `pieces` make joined with line breaks, without joining them.
     pub fn of(pieces: &[&'a str]) -> Seen<'a> {
         let mut words = HashSet::default();
@@ -236,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_quote_is_cut_where_the_input_stops_holding_its_words() {
-        let seen = Seen::new("Observation: ran cargo test\\nfailed: header (500 chars)");
+        let seen = Seen::of(&["Observation: ran cargo test\\nfailed: header (500 chars)"]);
         assert_eq!(
             seen.clip("ran cargo test failed: header mismatch in src/a.rs")
                 .as_deref(),
@@ -251,7 +246,7 @@ mod tests {
 
     #[test]
     fn escapes_separate_words_in_the_input_only() {
-        let seen = Seen::new(r"{'text': 'caf\u00e9 ok\tdone'}");
+        let seen = Seen::of(&[r"{'text': 'caf\u00e9 ok\tdone'}"]);
         assert!(seen.holds_all("caf ok done"));
         assert!(!seen.holds_all("u00e9"));
         assert_eq!(

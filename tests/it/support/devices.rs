@@ -1,14 +1,15 @@
 //! The devices the hostile-input tests read and write: an endless one (`zero`) and a
 //! character device that swallows what is written (`null`). They are looked for in the
-//! directory `CTXRAY_TEST_DEVICES` names, `/dev` unless it is set (a sandbox that gives no
-//! `/dev` can point it at its own). The pseudo-terminal tests keep `script`'s typescript in a
-//! temporary file of their own, not in a device.
+//! directory `CTXRAY_TEST_DEVICES` names, which the project's cargo configuration
+//! (`.cargo/config.toml`) gives unless the environment names another. The pseudo-terminal
+//! tests keep `script`'s typescript in a temporary file of their own, not in a device.
 
 use std::path::PathBuf;
 
 /// The device `name` (`zero`, `null`) in the devices' directory.
 pub fn device(name: &str) -> PathBuf {
-    let dir = std::env::var_os("CTXRAY_TEST_DEVICES").unwrap_or_else(|| "/dev".into());
+    let dir = std::env::var_os("CTXRAY_TEST_DEVICES")
+        .expect("CTXRAY_TEST_DEVICES names the devices' directory (see .cargo/config.toml)");
     PathBuf::from(dir).join(name)
 }
 
