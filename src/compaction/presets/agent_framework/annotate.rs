@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::estimate::count_message;
 use super::groups::{group_messages, walk_pairs, GroupKind};
-use super::model::{get, truthy, AfMsg, Group, EXCLUDED, GROUP};
+use super::model::{get, truthy, AfMsg, Group, Keep, Tokens, EXCLUDED, GROUP};
 use super::settled::Outside;
 use super::Version;
 
@@ -41,7 +41,6 @@ struct Read<'a> {
     id: &'a str,
     kind: GroupKind,
     index: &'a Value,
-    token_count: Option<&'a Value>,
 }
 
 /// `_read_group_annotation`: the annotation if well-formed.
@@ -68,7 +67,6 @@ fn valid(m: &AfMsg) -> Option<Read<'_>> {
         id: id?.as_str()?,
         kind: GroupKind::parse(kind?.as_str()?)?,
         index: index.filter(|i| is_int(i))?,
-        token_count,
     })
 }
 
@@ -105,19 +103,42 @@ fn basis_current(a: &Map<String, Value>, v: Version) -> bool {
 
 /// `_token_count`: the cached estimate, if current.
 pub fn token_count(m: &AfMsg, v: Version) -> Option<i64> {
-    let a = valid(m)?;
-    if !basis_current(a.map, v) {
-        return None;
+    let t = m
+        .known
+        .tokens
+        .get_or_init(|| valid(m).map(|a| tokens_of(a.map)))
+        .as_ref()?;
+    (v == Version::V1_17 || t.basis).then_some(t.count)?
+}
+
+/// The token count and basis a valid annotation `a` holds.
+fn tokens_of(a: &Map<String, Value>) -> Tokens {
+    Tokens {
+        count: get(a, "token_count").and_then(Value::as_i64),
+        basis: get(a, "token_count_basis").and_then(Value::as_f64) == Some(BASIS as f64),
     }
-    a.token_count?.as_i64()
 }
 
 pub fn write_token_count(m: &mut AfMsg, count: i64, v: Version) {
-    if let Some(a) = m.props_mut().get_mut(GROUP).and_then(Value::as_object_mut) {
-        a.insert("token_count".into(), json!(count));
-        if v == Version::V1_23 {
-            a.insert("token_count_basis".into(), json!(BASIS));
+    // An integer count keeps a valid annotation valid, with its id, kind and index.
+    let was_valid = m.known.group.get().is_some_and(Option::is_some);
+    let keep = Keep {
+        group: was_valid,
+        tokens: false,
+        excluded: true,
+    };
+    let written = match (m.props_mut_keeping(keep).get_mut(GROUP)).and_then(Value::as_object_mut) {
+        Some(a) => {
+            a.insert("token_count".into(), json!(count));
+            if v == Version::V1_23 {
+                a.insert("token_count_basis".into(), json!(BASIS));
+            }
+            Some(tokens_of(a))
         }
+        None => None,
+    };
+    if let Some(tokens) = written.filter(|_| was_valid) {
+        let _ = m.known.tokens.set(Some(tokens));
     }
 }
 
@@ -133,7 +154,21 @@ fn write_annotation(
         return;
     }
     let a = rewritten(raw(m), id, kind, index, reasoning, v);
-    m.props_mut().insert(GROUP.into(), Value::Object(a));
+    // What is written is a valid annotation of these id, kind and index.
+    let tokens = tokens_of(&a);
+    let keep = Keep {
+        excluded: true,
+        ..Keep::default()
+    };
+    m.props_mut_keeping(keep)
+        .insert(GROUP.into(), Value::Object(a));
+    let group = Group {
+        id: id.into(),
+        kind,
+        index: Some(index),
+    };
+    let _ = m.known.group.set(Some(group));
+    let _ = m.known.tokens.set(Some(tokens));
 }
 
 /// The annotation the framework writes over `old`: the known fields in its order, a token count
@@ -333,7 +368,7 @@ pub fn annotate_groups(
         for (idx, m) in msgs.iter_mut().enumerate().take(last + 1).skip(first) {
             write_annotation(m, &s.group_id, s.kind, index, s.has_reasoning, v);
             if !m.props.contains_key(EXCLUDED) {
-                m.props_mut().insert(EXCLUDED.into(), json!(false));
+                m.set_excluded_flag(false);
             }
             if span_counts.get(s.group_id.as_str()).copied().unwrap_or(0) > 1 {
                 linked.entry(s.group_id.clone()).or_default().push(idx);
@@ -343,7 +378,7 @@ pub fn annotate_groups(
     for members in linked.values() {
         if members.iter().any(|&i| !msgs[i].excluded()) {
             for &i in members {
-                msgs[i].props_mut().insert(EXCLUDED.into(), json!(false));
+                msgs[i].set_excluded_flag(false);
             }
         }
     }
@@ -377,10 +412,15 @@ pub fn included_tokens(msgs: &[AfMsg], v: Version) -> i64 {
 pub fn set_excluded(m: &mut AfMsg, excluded: bool, reason: Option<&str>) -> bool {
     let changed = m.props.get(EXCLUDED).is_some_and(truthy) != excluded;
     if changed {
-        m.props_mut().insert(EXCLUDED.into(), json!(excluded));
+        m.set_excluded_flag(excluded);
     }
     if let Some(r) = reason {
-        m.props_mut()
+        let keep = Keep {
+            group: true,
+            tokens: true,
+            excluded: true,
+        };
+        m.props_mut_keeping(keep)
             .insert(super::model::EXCLUDE_REASON.into(), json!(r));
     }
     changed

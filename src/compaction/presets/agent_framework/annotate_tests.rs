@@ -326,3 +326,73 @@ fn an_annotation_is_left_alone_exactly_when_writing_it_changes_nothing() {
         "{skipped} skipped, {written} written"
     );
 }
+
+/// What a message's cached reads say, and what a copy that never read anything says.
+fn reads(m: &AfMsg) -> String {
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {}",
+        group_id(m),
+        group_kind(m),
+        group_index(m),
+        token_count(m, Version::V1_23),
+        token_count(m, Version::V1_17),
+        m.excluded()
+    )
+}
+
+fn fresh_reads(m: &AfMsg) -> String {
+    let mut copy = m.clone();
+    copy.known = Default::default();
+    reads(&copy)
+}
+
+/// A write keeps what was read of the properties only where it leaves it true: after every
+/// write of a random sequence (annotations, token counts, exclusion with and without a reason,
+/// a summary's back-link), read at random points in between, the cached reads equal a fresh
+/// copy's.
+#[test]
+fn reads_kept_across_writes_equal_reads_made_afresh() {
+    let mut rng = Lcg(23);
+    let kinds = [
+        GroupKind::User,
+        GroupKind::AssistantText,
+        GroupKind::ToolCall,
+    ];
+    let mut steps = 0;
+    for _ in 0..3000 {
+        let mut m = message(&mut rng);
+        for _ in 0..8 {
+            if rng.below(2) == 0 {
+                assert_eq!(reads(&m), fresh_reads(&m), "{:?}", m.props);
+            }
+            let v = if rng.below(2) == 0 {
+                Version::V1_23
+            } else {
+                Version::V1_17
+            };
+            match rng.below(6) {
+                0 => {
+                    let id = format!("group_m{}", rng.below(3));
+                    let kind = kinds[rng.below(3) as usize];
+                    write_annotation(&mut m, &id, kind, rng.below(3) as i64, false, v);
+                }
+                1 => write_token_count(&mut m, rng.below(90) as i64, v),
+                2 => {
+                    let reason = (rng.below(2) == 0).then_some("why");
+                    set_excluded(&mut m, rng.below(2) == 0, reason);
+                }
+                3 => m.set_excluded_flag(rng.below(2) == 0),
+                4 => super::super::summarize::mark_summarized(&mut m, "summary_1"),
+                _ => {
+                    m.props_mut().insert(
+                        GROUP.into(),
+                        json!({"id": "g", "kind": "user", "index": 1, "has_reasoning": false, "token_count": "7"}),
+                    );
+                }
+            }
+            steps += 1;
+            assert_eq!(reads(&m), fresh_reads(&m), "{:?}", m.props);
+        }
+    }
+    assert!(steps > 20_000);
+}

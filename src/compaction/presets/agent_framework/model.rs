@@ -48,7 +48,26 @@ pub struct AfMsg {
 pub struct Known {
     /// The valid `_group` annotation's id, kind and index, as `annotate` reads them.
     pub group: OnceLock<Option<Group>>,
+    /// The valid annotation's token count and basis (`None`: no valid annotation).
+    pub tokens: OnceLock<Option<Tokens>>,
     excluded: OnceLock<bool>,
+}
+
+/// See `Known::tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tokens {
+    /// `token_count`, if an integer that fits an `i64`.
+    pub count: Option<i64>,
+    /// Whether `token_count_basis` is the 1.23 basis.
+    pub basis: bool,
+}
+
+/// Which of `Known`'s reads a write of the properties leaves true (see `props_mut_keeping`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Keep {
+    pub group: bool,
+    pub tokens: bool,
+    pub excluded: bool,
 }
 
 /// See `Known::group`.
@@ -110,8 +129,35 @@ impl AfMsg {
 
     /// The properties to write to, copied first if another copy of the message shares them.
     pub fn props_mut(&mut self) -> &mut Map<String, Value> {
-        self.known = Known::default();
+        self.props_mut_keeping(Keep::default())
+    }
+
+    /// `props_mut` for a write that leaves the reads `keep` names as they are: the others are
+    /// forgotten.
+    pub fn props_mut_keeping(&mut self, keep: Keep) -> &mut Map<String, Value> {
+        let known = std::mem::take(&mut self.known);
+        if keep.group {
+            self.known.group = known.group;
+        }
+        if keep.tokens {
+            self.known.tokens = known.tokens;
+        }
+        if keep.excluded {
+            self.known.excluded = known.excluded;
+        }
         Arc::make_mut(&mut self.props)
+    }
+
+    /// Sets `_excluded`: the annotation's reads stay.
+    pub fn set_excluded_flag(&mut self, excluded: bool) {
+        let keep = Keep {
+            group: true,
+            tokens: true,
+            excluded: false,
+        };
+        self.props_mut_keeping(keep)
+            .insert(EXCLUDED.into(), json!(excluded));
+        let _ = self.known.excluded.set(excluded);
     }
 
     /// `Message.to_dict()`: `type`, `role`, `contents`, the other fields, `message_id` when
