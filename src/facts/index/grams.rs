@@ -76,36 +76,45 @@ pub fn each_window(s: &[u8], mut each: impl FnMut(usize, usize) -> bool) {
     }
 }
 
-/// The distinct positions the windows of `text` select, ascending. A long text is read in
-/// pieces side by side, one per core (each window's choice reads only the window).
-pub fn minimizers(text: &[u8]) -> Vec<u32> {
+/// The distinct positions the windows of `text` select, ascending, in runs one after another:
+/// a long text is read in pieces side by side, one per core (each window's choice reads only
+/// the window), a run per piece.
+pub fn minimizer_runs(text: &[u8]) -> Vec<Vec<u32>> {
     let cores = crate::par::cores();
     minimizers_in(text, cores.min(4).min(text.len() >> 20))
 }
 
-/// `minimizers`, the windows taken in `pieces` runs read side by side.
-pub fn minimizers_in(text: &[u8], pieces: usize) -> Vec<u32> {
+/// The distinct positions the windows of `text` select, ascending.
+#[cfg(test)]
+pub fn minimizers(text: &[u8]) -> Vec<u32> {
+    minimizer_runs(text).concat()
+}
+
+/// `minimizer_runs`, the windows taken in `pieces` runs read side by side.
+pub fn minimizers_in(text: &[u8], pieces: usize) -> Vec<Vec<u32>> {
     let windows = (text.len() + 1).saturating_sub(ANCHORED);
     if pieces <= 1 || windows < pieces {
-        return minimizers_of(text, 0);
+        return vec![minimizers_of(text, 0)];
     }
     let size = windows.div_ceil(pieces);
     let runs: Vec<std::ops::Range<usize>> = (0..pieces)
         .map(|k| (k * size).min(windows)..((k + 1) * size).min(windows))
         .filter(|r| !r.is_empty())
         .collect();
-    let runs = crate::par::each(&runs, |r| {
+    let mut runs = crate::par::each(&runs, |r| {
         minimizers_of(
             &text[r.start..(r.end + ANCHORED - 1).min(text.len())],
             r.start,
         )
     });
-    let mut kept: Vec<u32> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-    for run in runs {
-        let skip = usize::from(kept.last().is_some() && kept.last() == run.first());
-        kept.extend_from_slice(&run[skip..]);
+    // A position the windows on both sides of a cut select is kept by the first run alone.
+    for k in 1..runs.len() {
+        let last = runs[..k].iter().rev().find_map(|r| r.last().copied());
+        if last.is_some() && last == runs[k].first().copied() {
+            runs[k].remove(0);
+        }
     }
-    kept
+    runs
 }
 
 /// The distinct positions the windows of `s` select, ascending, as positions of a text in
@@ -182,6 +191,116 @@ pub fn bucketed(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) 
     (positions, starts)
 }
 
+/// `bucketed` of the positions of `runs` one after another, each run grouped by the top
+/// bits on a core of its own, then the groups' runs by the rest, side by side.
+pub fn bucketed_runs(text: &[u8], mut runs: Vec<Vec<u32>>, bits: u32) -> (Vec<u32>, Vec<u32>) {
+    if bits <= FINE_MAX || runs.len() < 2 {
+        let kept = match runs.len() {
+            1 => runs.pop().unwrap_or_default(),
+            _ => runs.concat(),
+        };
+        return bucketed(text, kept, bits);
+    }
+    let of = |p: u32| bucket_of(rank(read_gram(text, p as usize)), bits);
+    let fine = FINE_MAX.min(bits - 8);
+    let coarse = 1usize << (bits - fine);
+    let fine_mask = (1usize << fine) - 1;
+    // Each run by the top bits: its positions with the rest of their buckets, and where each
+    // top-bits group starts in it.
+    let grouped: Vec<Grouped> = crate::par::each(&runs, |run| {
+        let mut starts = vec![0usize; coarse + 1];
+        for &p in run {
+            starts[(of(p) >> fine) + 1] += 1;
+        }
+        for c in 0..coarse {
+            starts[c + 1] += starts[c];
+        }
+        let mut fill = starts.clone();
+        let mut positions = vec![0u32; run.len()];
+        let mut rest = vec![0u16; run.len()];
+        for &p in run {
+            let b = of(p);
+            let at = &mut fill[b >> fine];
+            positions[*at] = p;
+            rest[*at] = (b & fine_mask) as u16;
+            *at += 1;
+        }
+        Grouped {
+            starts,
+            positions,
+            rest,
+        }
+    });
+    drop(runs);
+    // Where each top-bits group starts in the whole, and the groups cut into one span per
+    // core of about as many positions each.
+    let total: usize = grouped.iter().map(|g| g.positions.len()).sum();
+    let mut group_starts = vec![0usize; coarse + 1];
+    for c in 0..coarse {
+        let n: usize = grouped.iter().map(|g| g.starts[c + 1] - g.starts[c]).sum();
+        group_starts[c + 1] = group_starts[c] + n;
+    }
+    let spans = crate::par::cores().clamp(1, 8);
+    let mut cuts = vec![0usize];
+    for (c, &start) in group_starts.iter().enumerate().take(coarse).skip(1) {
+        if start * spans >= cuts.len() * total {
+            cuts.push(c);
+        }
+    }
+    cuts.push(coarse);
+    let mut positions = vec![0u32; total];
+    let mut starts = vec![0u32; (1usize << bits) + 1];
+    std::thread::scope(|scope| {
+        let (mut out, mut out_starts) = (&mut positions[..], &mut starts[..]);
+        for w in cuts.windows(2) {
+            let (from, to) = (w[0], w[1]);
+            let taken = group_starts[to] - group_starts[from];
+            let (here, later) = std::mem::take(&mut out).split_at_mut(taken);
+            let (here_starts, later_starts) =
+                std::mem::take(&mut out_starts).split_at_mut((to - from) << fine);
+            (out, out_starts) = (later, later_starts);
+            let (grouped, group_starts) = (&grouped, &group_starts);
+            scope.spawn(move || {
+                let mut counts = vec![0u32; 1 << fine];
+                for c in from..to {
+                    counts.fill(0);
+                    for g in grouped {
+                        for &r in &g.rest[g.starts[c]..g.starts[c + 1]] {
+                            counts[usize::from(r)] += 1;
+                        }
+                    }
+                    let base = group_starts[from];
+                    let mut at = (group_starts[c] - base) as u32;
+                    for (f, n) in counts.iter_mut().enumerate() {
+                        here_starts[((c - from) << fine) + f] = base as u32 + at;
+                        let count = *n;
+                        *n = at;
+                        at += count;
+                    }
+                    for g in grouped {
+                        for i in g.starts[c]..g.starts[c + 1] {
+                            let slot = &mut counts[usize::from(g.rest[i])];
+                            here[*slot as usize] = g.positions[i];
+                            *slot += 1;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    starts[1usize << bits] = total as u32;
+    (positions, starts)
+}
+
+/// One run's positions grouped by the top bits of their buckets (see `bucketed_runs`).
+struct Grouped {
+    /// `positions[starts[c]..starts[c + 1]]` is top-bits group `c`.
+    starts: Vec<usize>,
+    positions: Vec<u32>,
+    /// The rest of each position's bucket.
+    rest: Vec<u16>,
+}
+
 /// `bucketed` in one pass.
 fn bucketed_once(text: &[u8], kept: Vec<u32>, bits: u32) -> (Vec<u32>, Vec<u32>) {
     let buckets = 1usize << bits;
@@ -249,6 +368,23 @@ mod tests {
     }
 
     #[test]
+    fn runs_grouped_side_by_side_group_as_one_pass_does() {
+        let words = ["aaaa", "ab ", "the lazy ", "x", "\n", "0123456789", "é"];
+        let text = crate::testing::drawn(5, &words, 300_000).into_bytes();
+        for pieces in [1, 2, 3, 5] {
+            let runs = minimizers_in(&text, pieces);
+            let kept = runs.concat();
+            for bits in [FINE_MAX - 2, FINE_MAX + 1, FINE_MAX + 3, 24] {
+                assert_eq!(
+                    bucketed_runs(&text, runs.clone(), bits),
+                    bucketed_once(&text, kept.clone(), bits),
+                    "{pieces} pieces, {bits} bits"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn windows_read_in_pieces_select_what_one_read_selects() {
         let words = ["aaaa", "ab ", "the lazy ", "x", "\n"];
         let text = crate::testing::drawn(11, &words, 20_000).into_bytes();
@@ -266,7 +402,7 @@ mod tests {
             let whole = minimizers_of(t, 0);
             for pieces in [2, 3, 7, 64] {
                 assert_eq!(
-                    minimizers_in(t, pieces),
+                    minimizers_in(t, pieces).concat(),
                     whole,
                     "{len} bytes, {pieces} pieces"
                 );

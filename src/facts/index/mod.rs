@@ -21,7 +21,7 @@ mod grams;
 mod linear_tests;
 
 pub use grams::ANCHORED;
-use grams::{bucket_bits, bucket_of, bucketed, each_window, minimizers, rank, read_gram};
+use grams::{bucket_bits, bucket_of, bucketed_runs, each_window, minimizer_runs, rank, read_gram};
 
 /// Bytes of a text the index covers: positions are `u32`.
 const MAX_TEXT: usize = u32::MAX as usize - 1;
@@ -66,9 +66,9 @@ impl TextIndex {
             text.truncate(end);
         }
         let chars = count_chars(text.as_bytes());
-        let kept = minimizers(text.as_bytes());
-        let bits = bucket_bits(kept.len());
-        let (positions, starts) = bucketed(text.as_bytes(), kept, bits);
+        let kept = minimizer_runs(text.as_bytes());
+        let bits = bucket_bits(kept.iter().map(Vec::len).sum());
+        let (positions, starts) = bucketed_runs(text.as_bytes(), kept, bits);
         TextIndex {
             text: text.into_boxed_str(),
             chars,
