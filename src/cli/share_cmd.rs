@@ -7,7 +7,6 @@ use std::io::Write;
 use crate::analysis::Analysis;
 use crate::compaction::carry_out::Compacted as Compaction;
 use crate::compaction::Plan;
-use crate::diff::TextIndex;
 use crate::export::{self, Compacted, Report};
 
 /// Which command the document is for: it decides the sections shown.
@@ -26,7 +25,6 @@ pub fn report<'a>(
     a: &'a Analysis,
     plan: Option<&'a Plan>,
     diff: Option<&'a crate::diff::Diff>,
-    input: Option<&'a TextIndex>,
     done: Option<&'a Compaction>,
 ) -> Report<'a> {
     Report {
@@ -34,7 +32,6 @@ pub fn report<'a>(
         messages: kind != Kind::Diff,
         plan,
         diff,
-        input,
         compacted: done.map(|c| Compacted {
             summarizer: &c.summarizer,
             summary: c.summary.as_deref(),
@@ -42,30 +39,6 @@ pub fn report<'a>(
             findings: &c.findings,
         }),
     }
-}
-
-/// The diff of `plan`'s summarized range, with the index of its summarizer input it was made
-/// with (the pages show the range line by line against the same index).
-pub fn indexed_diff(a: &Analysis, plan: &Plan) -> (crate::diff::Diff, TextIndex) {
-    let input = TextIndex::new(crate::diff::summarizer_input(plan));
-    let diff = crate::diff::diff_range(&a.session, &plan.split.summarized, &input);
-    (diff, input)
-}
-
-/// The HTML page of `kind`, written to `w` as it is made.
-pub fn html_to(
-    kind: Kind,
-    a: &Analysis,
-    plan: Option<&Plan>,
-    done: Option<&Compaction>,
-    w: &mut dyn Write,
-) -> std::io::Result<()> {
-    let computed = plan.map(|p| indexed_diff(a, p));
-    let (diff, input) = match &computed {
-        Some((d, input)) => (Some(d), Some(input)),
-        None => (None, None),
-    };
-    export::html::render_to(&report(kind, a, plan, diff, input, done), w)
 }
 
 /// `ctxray export SOURCE --preset P -o OUT`: the plan's HTML page written to OUT (a temporary
@@ -92,8 +65,22 @@ pub fn export(
     if !to_stdout {
         crate::write::check_output(output, force)?;
     }
-    let (analysis, plan) = super::planned(source, preset, common)?;
-    let page = |w: &mut dyn Write| html_to(Kind::Plan, &analysis, Some(&plan), None, w);
+    let (analysis, sets) = super::analysed_for(source, preset, common)?;
+    // The summarized messages' facts are read while the plan is made, as `diff` reads them.
+    let (plan, ahead) = crate::diff::ahead::while_planning(&analysis.session, || {
+        super::plan_cmd::plan(&analysis, &preset.preset, &sets)
+    });
+    let plan = plan?;
+    let input = crate::diff::TextIndex::new(crate::diff::summarizer_input(&plan));
+    let diff = crate::diff::diff_range_with(
+        &analysis.session,
+        &plan.split.summarized,
+        &input,
+        Some(&ahead),
+    );
+    drop((input, ahead));
+    let report = report(Kind::Plan, &analysis, Some(&plan), Some(&diff), None);
+    let page = |w: &mut dyn Write| export::html::render_to(&report, w);
     if to_stdout {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         page(&mut out)?;
@@ -105,5 +92,6 @@ pub fn export(
         "wrote {}",
         super::guard::message(&output.display().to_string())
     );
+    crate::par::drop_aside((analysis, plan, diff));
     Ok(0)
 }

@@ -12,8 +12,8 @@ pub mod ahead;
 mod naive_tests;
 mod pending;
 
+use foldhash::HashSet;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 use serde_json::Value;
 
@@ -22,7 +22,7 @@ use crate::compaction::Plan;
 pub use crate::facts::{evidence, index};
 pub use crate::facts::{Evidence, EvidenceKind, TextIndex};
 use crate::session::{Message, Part, Role, Session};
-use pending::{facts_of, pending_of, quick_lines, Pending};
+use pending::{facts_of, pending_of, Pending};
 
 /// What the summarizer sees of one summarized message.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +43,8 @@ pub struct MessageDiff {
     pub arguments_lost: Vec<String>,
     /// Evidence items of this message, and whether each survives.
     pub evidence: Vec<(Evidence, bool)>,
+    /// Of each line the alignment compares (`message_lines`, in order), the characters seen.
+    pub lines_seen: Vec<u32>,
 }
 
 impl MessageDiff {
@@ -105,43 +107,21 @@ pub struct LineSeen {
     pub seen: usize,
 }
 
-/// The content lines of each of `messages` with what the indexed input shows of each: the
+/// The content lines of message `m` with what its diff `d` found the input shows of each: the
 /// alignment `diff` sums up, line by line, for reports that show the raw side with its losses.
-/// The lines the index cannot tell at once are looked for together, in one pass over the input.
-pub fn lines_seen<'m>(
-    messages: impl IntoIterator<Item = &'m Message>,
-    input: &TextIndex,
-) -> Vec<Vec<LineSeen>> {
-    let mut out: Vec<Vec<LineSeen>> = Vec::new();
-    let mut waiting: Vec<(usize, usize, usize)> = Vec::new();
-    for m in messages {
-        let mut lines = Vec::new();
-        quick_lines(&content_texts(m), input, |line, answer| {
-            let seen = match answer {
-                Ok(bytes) => seen_chars(line, bytes),
-                Err(cut) => {
-                    waiting.push((out.len(), lines.len(), cut));
-                    0
-                }
-            };
-            lines.push(LineSeen {
-                text: line.to_string(),
-                chars: line.chars().count(),
-                seen,
-            });
-        });
-        out.push(lines);
-    }
-    let asked: Vec<&[u8]> = waiting
+pub fn message_lines(m: &Message, d: &MessageDiff) -> Vec<LineSeen> {
+    let texts = content_texts(m);
+    let lines = texts
         .iter()
-        .map(|&(m, l, cut)| &out[m][l].text.as_bytes()[..cut])
-        .collect();
-    let answers = input.longest_prefixes_of(&asked);
-    for (&(m, l, _), bytes) in waiting.iter().zip(answers) {
-        let line = &mut out[m][l];
-        line.seen = seen_chars(&line.text, index::clamped(bytes, line.text.len()));
-    }
-    out
+        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()));
+    let mut seen = d.lines_seen.iter();
+    lines
+        .map(|line| LineSeen {
+            text: line.to_string(),
+            chars: line.chars().count(),
+            seen: seen.next().map_or(0, |&n| n as usize),
+        })
+        .collect()
 }
 
 /// Diffs the summarized messages of `plan` against its summarizer input.
@@ -204,8 +184,8 @@ pub fn diff_range_with(
         p.answer_waiting(&mut answers);
     }
     let messages: Vec<MessageDiff> = pending.into_iter().map(Pending::done).collect();
-    let mut all: BTreeSet<&Evidence> = BTreeSet::new();
-    let mut kept: BTreeSet<&Evidence> = BTreeSet::new();
+    let mut all: HashSet<&Evidence> = HashSet::default();
+    let mut kept: HashSet<&Evidence> = HashSet::default();
     for m in &messages {
         for (e, survived) in &m.evidence {
             all.insert(e);

@@ -57,16 +57,17 @@ fn naive(m: &Message, input: &str) -> MessageDiff {
             tool_names_lost.push(name);
         }
     }
+    let lines_seen: Vec<u32> = texts
+        .iter()
+        .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
+        .map(|l| seen_chars(l, naive_prefix(input, l)) as u32)
+        .collect();
     MessageDiff {
         index: m.index,
         role: m.role,
         raw_chars: texts.iter().map(|t| t.chars().count()).sum(),
         line_chars: texts.iter().map(|t| line_chars(t)).sum(),
-        seen_chars: texts
-            .iter()
-            .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()))
-            .map(|l| seen_chars(l, naive_prefix(input, l)))
-            .sum(),
+        seen_chars: lines_seen.iter().map(|&n| n as usize).sum(),
         tool_names_lost,
         call_ids_lost: lost(ids),
         arguments_total: arguments.len(),
@@ -78,6 +79,7 @@ fn naive(m: &Message, input: &str) -> MessageDiff {
                 (e, s)
             })
             .collect(),
+        lines_seen,
     }
 }
 
@@ -191,14 +193,13 @@ proptest! {
         ahead.read(&first);
         let with = diff_range_with(&session, &indices, &TextIndex::new(input.clone()), Some(&ahead));
         prop_assert_eq!(&with, &d);
-        let ix = TextIndex::new(input.clone());
-        let seen = lines_seen(&session.messages, &ix);
-        for (lines, m) in seen.iter().zip(&session.messages) {
-            let want: Vec<usize> = content_texts(m)
+        // Each line shown with what the summarizer sees of it, as the naive search finds.
+        for (md, m) in d.messages.iter().zip(&session.messages) {
+            let want: Vec<(String, usize, usize)> = content_texts(m)
                 .iter()
-                .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| seen_chars(l, naive_prefix(&input, l))).collect::<Vec<_>>())
+                .flat_map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| (l.to_string(), l.chars().count(), seen_chars(l, naive_prefix(&input, l)))).collect::<Vec<_>>())
                 .collect();
-            let got: Vec<usize> = lines.iter().map(|l| l.seen).collect();
+            let got: Vec<(String, usize, usize)> = message_lines(m, md).into_iter().map(|l| (l.text, l.chars, l.seen)).collect();
             prop_assert_eq!(got, want);
         }
     }

@@ -83,6 +83,10 @@ pub struct Pending {
     seen: usize,
     /// The lines still to answer.
     lines: Vec<Ask>,
+    /// Characters seen of each line, in order (those of `lines` once answered), and where
+    /// each of `lines` stands among them.
+    lines_seen: Vec<u32>,
+    line_at: Vec<usize>,
     names: Vec<Ask>,
     ids: Vec<Ask>,
     arguments_total: usize,
@@ -121,6 +125,10 @@ impl Pending {
 
     pub fn done(self) -> MessageDiff {
         let seen = self.seen + self.lines.iter().map(Ask::seen_chars).sum::<usize>();
+        let mut lines_seen = self.lines_seen;
+        for (&at, line) in self.line_at.iter().zip(&self.lines) {
+            lines_seen[at] = chars_u32(line.seen_chars());
+        }
         let lost = |asks: Vec<Ask>| -> Vec<String> {
             asks.into_iter()
                 .filter(|a| !a.found_whole())
@@ -152,8 +160,14 @@ impl Pending {
             arguments_total: self.arguments_total,
             arguments_lost: lost(self.arguments),
             evidence,
+            lines_seen,
         }
     }
+}
+
+/// A count of characters as a line's entry in `lines_seen` (a line is under 4 GiB).
+fn chars_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Reads `m`: its numbers, what the index tells at once, the rest kept to ask. A tool name,
@@ -168,6 +182,8 @@ pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pend
         line_chars: texts.iter().map(|t| line_chars(t)).sum(),
         seen: 0,
         lines: Vec::new(),
+        lines_seen: Vec::new(),
+        line_at: Vec::new(),
         names: Vec::new(),
         ids: Vec::new(),
         arguments_total: 0,
@@ -181,17 +197,23 @@ pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pend
     for (t, text) in texts.iter().enumerate() {
         cursor.lines(text, input, |offset, line, answer| match answer {
             Ok(bytes) => {
-                p.seen += seen_chars(line, bytes);
+                let seen = seen_chars(line, bytes);
+                p.seen += seen;
+                p.lines_seen.push(chars_u32(seen));
                 if bytes == line.len() {
                     whole.insert(line);
                     spans[t].push((offset, offset + line.len()));
                 }
             }
-            Err(cut) => p.lines.push(Ask {
-                text: line.to_string(),
-                len: line.len(),
-                found: Err(cut),
-            }),
+            Err(cut) => {
+                p.line_at.push(p.lines_seen.len());
+                p.lines_seen.push(0);
+                p.lines.push(Ask {
+                    text: line.to_string(),
+                    len: line.len(),
+                    found: Err(cut),
+                });
+            }
         });
     }
     let ask = |text: String| {
@@ -284,19 +306,6 @@ impl Cursor {
             };
             each(offset, line, answer);
         }
-    }
-}
-
-/// The lines of `texts` with what the input shows of each, as `pending_of` reads them: the
-/// answer at once, or `Err` with the bytes still to look for.
-pub fn quick_lines<'t>(
-    texts: &'t [Cow<'_, str>],
-    input: &TextIndex,
-    mut each: impl FnMut(&'t str, Result<usize, usize>),
-) {
-    let mut cursor = Cursor::default();
-    for text in texts {
-        cursor.lines(text, input, |_, line, answer| each(line, answer));
     }
 }
 

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
-use crate::diff::{summarizer_input_chars, Diff, TextIndex};
+use crate::diff::{summarizer_input_chars, Diff};
 use crate::timeline::Timeline;
 
 pub(super) const CSS: &str = r#"
@@ -66,10 +66,34 @@ pub fn render(r: &Report) -> String {
 /// [`render`], written to `w` as it is made: the page is never held whole (for a large
 /// session it is larger than the session). Every piece of session content is masked where it
 /// is put on the page; what is written is masked once more, a piece at a time, each piece
-/// ending where a section, a message or a row does.
+/// ending where a section, a message or a row does — on a second thread while the next piece
+/// is made.
 pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    std::thread::scope(|scope| {
+        let (pieces, to_mask) = std::sync::mpsc::sync_channel::<String>(IN_FLIGHT);
+        let (masked_back, masked) = std::sync::mpsc::channel::<String>();
+        scope.spawn(move || {
+            for piece in to_mask {
+                if masked_back.send(mask_piece(piece)).is_err() {
+                    break;
+                }
+            }
+        });
+        render_pieces(r, Page::new(w, pieces, masked))
+    })
+}
+
+/// A piece of the page with every secret masked (the piece itself when it holds none).
+fn mask_piece(piece: String) -> String {
+    match crate::secrets::mask_cow(&piece).0 {
+        std::borrow::Cow::Owned(masked) => masked,
+        std::borrow::Cow::Borrowed(_) => piece,
+    }
+}
+
+/// The page's sections, made into `page`.
+fn render_pieces(r: &Report, mut page: Page<'_>) -> std::io::Result<()> {
     let a = r.analysis;
-    let mut page = Page::new(w);
     let out = &mut page;
     let _ = writeln!(
         out,
@@ -91,7 +115,7 @@ pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> 
         summarizer(out, plan);
     }
     if let (Some(plan), Some(d)) = (r.plan, r.diff) {
-        diff(out, a, plan, d, r.input);
+        diff(out, a, plan, d);
     }
     if let Some(c) = r.compacted {
         compacted(out, a, c);
@@ -105,21 +129,37 @@ pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> 
 /// tests, small: every page is then written in many pieces).
 const PIECE: usize = if cfg!(test) { 256 } else { 64 << 10 };
 
+/// Pieces handed to the masking thread and not yet written, at most (beyond those, making the
+/// page waits for the writing).
+const IN_FLIGHT: usize = 2;
+
 /// The page being written: text collects until a piece ends (a section, a message, a row)
-/// past [`PIECE`] bytes, and is then masked and written. The first write that fails ends the
-/// writing; its error is the page's.
+/// past [`PIECE`] bytes, and is then handed to be masked, and written once masked, in order.
+/// The first write that fails ends the writing; its error is the page's.
 struct Page<'w> {
     buf: String,
     w: &'w mut dyn std::io::Write,
     failed: Option<std::io::Error>,
+    /// Pieces to mask, and the masked pieces, in the order handed.
+    to_mask: Option<std::sync::mpsc::SyncSender<String>>,
+    masked: std::sync::mpsc::Receiver<String>,
+    /// Pieces handed and not yet written.
+    waiting: usize,
 }
 
 impl<'w> Page<'w> {
-    fn new(w: &'w mut dyn std::io::Write) -> Page<'w> {
+    fn new(
+        w: &'w mut dyn std::io::Write,
+        to_mask: std::sync::mpsc::SyncSender<String>,
+        masked: std::sync::mpsc::Receiver<String>,
+    ) -> Page<'w> {
         Page {
             buf: String::new(),
             w,
             failed: None,
+            to_mask: Some(to_mask),
+            masked,
+            waiting: 0,
         }
     }
 
@@ -134,18 +174,54 @@ impl<'w> Page<'w> {
         }
     }
 
+    /// Hands what collected to be masked, and writes the pieces masked by now (waiting for
+    /// the oldest while more than `IN_FLIGHT` are handed).
     fn write_out(&mut self) {
+        if self.failed.is_some() {
+            self.buf.clear();
+            return;
+        }
+        let piece = std::mem::take(&mut self.buf);
+        let handed = self.to_mask.as_ref().map(|to| to.send(piece));
+        match handed {
+            Some(Ok(())) => self.waiting += 1,
+            _ => self.failed = Some(std::io::Error::other("the page's masking stopped")),
+        }
+        while self.waiting > IN_FLIGHT {
+            self.write_masked(true);
+        }
+        while self.waiting > 0 && self.write_masked(false) {}
+    }
+
+    /// Writes the oldest masked piece, waiting for it if `wait`: whether one was written.
+    fn write_masked(&mut self, wait: bool) -> bool {
+        let got = if wait {
+            self.masked.recv().ok()
+        } else {
+            self.masked.try_recv().ok()
+        };
+        let Some(text) = got else {
+            if wait {
+                self.waiting = 0;
+                self.failed = Some(std::io::Error::other("the page's masking stopped"));
+            }
+            return false;
+        };
+        self.waiting -= 1;
         if self.failed.is_none() {
-            let text = crate::secrets::mask_cow(&self.buf).0;
             if let Err(e) = self.w.write_all(text.as_bytes()) {
                 self.failed = Some(e);
             }
         }
-        self.buf.clear();
+        true
     }
 
     fn finish(mut self) -> std::io::Result<()> {
         self.write_out();
+        self.to_mask = None;
+        while self.waiting > 0 {
+            self.write_masked(true);
+        }
         match self.failed.take() {
             Some(e) => Err(e),
             None => self.w.flush(),
@@ -495,7 +571,7 @@ fn summarizer(out: &mut Page<'_>, plan: &Plan) {
     out.end_piece();
 }
 
-fn diff(out: &mut Page<'_>, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&TextIndex>) {
+fn diff(out: &mut Page<'_>, a: &Analysis, plan: &Plan, d: &Diff) {
     out.push_str("<section id=\"diff\"><h2>Summarized range against the summarizer input</h2>");
     if d.messages.is_empty() {
         let _ = writeln!(
@@ -517,7 +593,6 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_total,
         d.evidence_survival() * 100.0
     );
-    let mut all_seen = super::range_lines(a, plan, d, input).into_iter();
     out.push_str("<div class=\"diff\">");
     for m in &d.messages {
         let frac = if m.raw_chars == 0 {
@@ -548,8 +623,8 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
             },
             i = m.index
         );
-        if a.session.messages.get(m.index).is_some() {
-            let seen = all_seen.next().unwrap_or_default();
+        if let Some(msg) = a.session.messages.get(m.index) {
+            let seen = crate::diff::message_lines(msg, m);
             let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
             for (l, text) in seen.iter().zip(&texts) {
                 let class = if l.seen >= l.chars {
@@ -735,7 +810,6 @@ mod tests {
             messages: true,
             plan: None,
             diff: None,
-            input: None,
             compacted: None,
         };
         let mut out = Kept {

@@ -15,7 +15,7 @@ use super::{
 use crate::analysis::Analysis;
 use crate::compaction::plan::source_fates;
 use crate::compaction::Plan;
-use crate::diff::{summarizer_input_chars, Diff, TextIndex};
+use crate::diff::{summarizer_input_chars, Diff};
 
 /// Width of the token bars, in cells.
 const BAR: usize = 16;
@@ -34,7 +34,7 @@ pub fn render(r: &Report) -> String {
         summarizer(&mut out, plan);
     }
     if let (Some(plan), Some(d)) = (r.plan, r.diff) {
-        diff(&mut out, r.analysis, plan, d, r.input);
+        diff(&mut out, r.analysis, plan, d);
     }
     if let Some(c) = r.compacted {
         compacted(&mut out, r.analysis, c);
@@ -47,7 +47,6 @@ pub fn render(r: &Report) -> String {
             messages: r.messages,
             plan: None,
             diff: None,
-            input: None,
             compacted: None,
         };
         let body = render(&sub);
@@ -300,7 +299,7 @@ fn summarizer(out: &mut String, plan: &Plan) {
     }
 }
 
-fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&TextIndex>) {
+fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff) {
     let _ = writeln!(out, "\n## Summarized range against the summarizer input\n");
     if d.messages.is_empty() {
         let _ = writeln!(out, "Nothing is summarized: {}", cell(&plan.trigger.reason));
@@ -343,14 +342,11 @@ fn diff(out: &mut String, a: &Analysis, plan: &Plan, d: &Diff, input: Option<&Te
         );
     }
     // The raw side line by line: `-` lines never reach the summarizer, `~` lines only in part.
-    let shown: Vec<_> = d
-        .messages
-        .iter()
-        .filter_map(|m| a.session.messages.get(m.index).map(|msg| (m, msg)))
-        .collect();
-    let all_seen = super::range_lines(a, plan, d, input);
+    let shown =
+        (d.messages.iter()).filter_map(|m| a.session.messages.get(m.index).map(|msg| (m, msg)));
     let mut body = String::new();
-    for ((m, _), seen) in shown.iter().zip(all_seen) {
+    for (m, msg) in shown {
+        let seen = crate::diff::message_lines(msg, m);
         let _ = writeln!(body, "@@ #{} {} @@", m.index, m.role.as_str());
         let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
         for (l, text) in seen.iter().zip(&texts) {

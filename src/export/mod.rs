@@ -14,7 +14,7 @@ pub mod replay;
 
 use crate::analysis::Analysis;
 use crate::compaction::{Finding, Plan};
-use crate::diff::{Diff, TextIndex};
+use crate::diff::Diff;
 use crate::session::Part;
 
 /// What a compaction produced, for the report (the CLI carries it out).
@@ -35,9 +35,6 @@ pub struct Report<'a> {
     pub messages: bool,
     pub plan: Option<&'a Plan>,
     pub diff: Option<&'a Diff>,
-    /// The plan's summarizer input as indexed for `diff`, when the caller kept it (else the
-    /// reports index it again to show the range line by line).
-    pub input: Option<&'a TextIndex>,
     pub compacted: Option<Compacted<'a>>,
 }
 
@@ -91,27 +88,6 @@ pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
         start = end + 1;
     }
     out
-}
-
-/// The content lines of `d`'s messages that the session holds, each with what the summarizer
-/// input shows of it, found with the index the diff was made with (`input`) or, when the
-/// caller did not keep it, one made again.
-pub fn range_lines(
-    a: &Analysis,
-    plan: &Plan,
-    d: &Diff,
-    input: Option<&TextIndex>,
-) -> Vec<Vec<crate::diff::LineSeen>> {
-    let built;
-    let input = match input {
-        Some(input) => input,
-        None => {
-            built = TextIndex::new(crate::diff::summarizer_input(plan));
-            &built
-        }
-    };
-    let messages = (d.messages.iter()).filter_map(|m| a.session.messages.get(m.index));
-    crate::diff::lines_seen(messages, input)
 }
 
 /// Each message's fate under `plan` (see [`crate::compaction::plan::Split::fates`]), as the

@@ -117,6 +117,7 @@ mod tests {
             arguments_total: 0,
             arguments_lost: Vec::new(),
             evidence: Vec::new(),
+            lines_seen: Vec::new(),
         }
     }
 

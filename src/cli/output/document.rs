@@ -33,15 +33,11 @@ pub fn document(
         }
         Shown::Check { .. } => return None,
     };
-    // A diff made here keeps its index of the summarizer input for the page's line-by-line
-    // view (a diff given was made by `diff`, whose index is gone).
+    // Every plan-based document shows the diff of the summarized range.
     let computed = match (plan, given) {
-        (Some(p), None) => Some(share_cmd::indexed_diff(a, p)),
+        (Some(p), None) => Some(crate::diff::diff(&a.session, p)),
         _ => None,
     };
-    let (diff, input) = match &computed {
-        Some((d, input)) => (Some(d), Some(input)),
-        None => (given, None),
-    };
-    Some(render(&share_cmd::report(kind, a, plan, diff, input, done)))
+    let diff = computed.as_ref().or(given);
+    Some(render(&share_cmd::report(kind, a, plan, diff, done)))
 }
