@@ -34,14 +34,12 @@ pub fn each<T: Sync, R: Send>(parts: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
     map_on(parts, 2, parts.len().min(THREADS_MAX), f, |_| {})
 }
 
-/// Drops `value` on a thread of its own: freeing a structure of many small allocations (a
-/// session, a framework's list) takes as long as some of the steps that made it, and nothing
-/// waits for it. A process that exits first leaves the freeing to the system. Dropped in place
-/// when no thread can be made.
-pub fn drop_aside<T: Send + 'static>(value: T) {
-    let _ = std::thread::Builder::new()
-        .name("drop".into())
-        .spawn(move || drop(value));
+/// Leaves `value` to the end of the process: what a command made and has written out (a
+/// session, a plan, a diff) is many small allocations, whose freeing takes as long as some of
+/// the steps that made them, just before the system frees them all at once. Only for what a
+/// one-shot command holds at its end.
+pub fn leave<T>(value: T) {
+    std::mem::forget(value);
 }
 
 fn map_on<T: Sync, R: Send>(

@@ -606,7 +606,7 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     };
     drop(ahead);
     show(common, &output::Shown::Diff(&analysis, &plan, &d))?;
-    crate::par::drop_aside((analysis, plan, d));
+    crate::par::leave((analysis, plan, d));
     Ok(0)
 }
 
@@ -709,7 +709,7 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     common.output().check(output::Command::Plan)?;
     let (analysis, plan) = planned(source, preset, common)?;
     show(common, &output::Shown::Plan(&analysis, &plan))?;
-    crate::par::drop_aside((analysis, plan));
+    crate::par::leave((analysis, plan));
     Ok(0)
 }
 

@@ -299,8 +299,6 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
     let made = if input.parsed.is_some() || input.carries_out {
         Made::keep(Kept::of(input, run))
     } else {
-        // The list is freed beside what follows the plan, not before it.
-        crate::par::drop_aside(run);
         Made::default()
     };
     Ok(Plan {
