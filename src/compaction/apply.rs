@@ -73,7 +73,11 @@ pub fn apply(session: &Session, plan: &Plan, summary: Option<&str>) -> Session {
         m.index = i;
     }
     // Marks of the file that lie among kept messages stay with them; ours marks the summary.
-    let position_of = |old: usize| keep.iter().position(|&k| k >= old);
+    // `keep` is sorted: the first kept message at or after `old`.
+    let position_of = |old: usize| {
+        let p = keep.partition_point(|&k| k < old);
+        (p < keep.len()).then_some(p)
+    };
     for mark in &session.marks {
         if let Some(p) = position_of(mark.before_message) {
             let shift = usize::from(mark_at.is_some_and(|a| a <= p));

@@ -325,8 +325,9 @@ fn sanitize(msgs: &[HMsg], out: &mut Outcome) {
             out.stripped_calls.push(i);
         }
     }
-    out.head.retain(|p| !out.removed_results.contains(p));
-    out.tail.retain(|p| !out.removed_results.contains(p));
+    let removed: HashSet<usize> = out.removed_results.iter().copied().collect();
+    out.head.retain(|p| !removed.contains(p));
+    out.tail.retain(|p| !removed.contains(p));
     out.dropped.extend(out.removed_results.iter().copied());
     out.dropped.sort_unstable();
 }

@@ -9,6 +9,8 @@
 
 use std::sync::OnceLock;
 
+use foldhash::HashMap;
+
 use regex::Regex;
 use serde_json::Value;
 
@@ -188,7 +190,8 @@ struct Anchors {
 
 fn anchors(turns: &[HMsg]) -> Anchors {
     let mut a = Anchors::default();
-    let mut by_id: Vec<(String, (String, String))> = Vec::new();
+    // `call_id_to_tool`: the last call of each id.
+    let mut by_id: HashMap<String, (String, String)> = HashMap::default();
     for m in turns {
         if m.role() != "assistant" || !m.get("tool_calls").is_some_and(py::truthy) {
             continue;
@@ -198,10 +201,7 @@ fn anchors(turns: &[HMsg]) -> Anchors {
             let args = redact(&raw);
             let id = call_id(tc);
             if !id.is_empty() {
-                match by_id.iter_mut().find(|(k, _)| *k == id) {
-                    Some(slot) => slot.1 = (name, args.clone()),
-                    None => by_id.push((id, (name, args.clone()))),
-                }
+                by_id.insert(id, (name, args.clone()));
             }
             if !args.is_empty() {
                 let parsed = serde_json::from_str::<Value>(&args).unwrap_or(Value::String(args));
@@ -260,9 +260,8 @@ fn anchors(turns: &[HMsg]) -> Anchors {
                     .map(py::str_of)
                     .unwrap_or_default();
                 let (name, args) = by_id
-                    .iter()
-                    .find(|(k, _)| *k == id)
-                    .map(|(_, v)| v.clone())
+                    .get(&id)
+                    .cloned()
                     .unwrap_or_else(|| ("unknown".into(), String::new()));
                 a.tool_actions
                     .push(summarize_tool_result(&name, &args, &text));
@@ -411,6 +410,30 @@ mod tests {
         assert_eq!(a.files, ["src/a.rs", "/a.rs", "/w", "~/notes.md"]);
         assert_eq!(a.assistant_actions, ["Called tool(s): read_file"]);
         assert_eq!(a.last_turns[1], "ASSISTANT: tool calls: read_file");
+    }
+
+    #[test]
+    fn a_tool_result_is_told_by_the_last_call_of_its_id() {
+        let call = |name: &str, path: &str| json!({"id": "c1", "type": "function", "function": {"name": name, "arguments": format!("{{\"path\": \"{path}\"}}")}});
+        let turns = [
+            msg(
+                json!({"role": "assistant", "content": "", "tool_calls": [call("terminal", "/a")]}),
+            ),
+            msg(
+                json!({"role": "assistant", "content": "", "tool_calls": [call("read_file", "/b.rs")]}),
+            ),
+            msg(json!({"role": "tool", "tool_call_id": "c1", "content": "fn main() {}"})),
+            msg(json!({"role": "tool", "tool_call_id": "c9", "content": "x"})),
+        ];
+        let a = anchors(&turns);
+        assert_eq!(
+            a.tool_actions,
+            [
+                summarize_tool_result("read_file", "{\"path\": \"/b.rs\"}", "fn main() {}"),
+                summarize_tool_result("unknown", "", "x"),
+            ]
+        );
+        assert!(a.tool_actions[0].contains("/b.rs"), "{:?}", a.tool_actions);
     }
 
     #[test]

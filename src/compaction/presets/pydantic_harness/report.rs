@@ -62,7 +62,7 @@ fn truncated(c: &Context) -> Option<Finding> {
     if c.cuts.chars == 0 {
         return None;
     }
-    let sources = &c.cuts.records;
+    let sources: std::collections::HashSet<usize> = c.cuts.records.iter().copied().collect();
     let messages = messages_of(
         c,
         (0..c.recs.len()).filter(|&i| c.recs.get(i).is_some_and(|r| sources.contains(&r.source))),
