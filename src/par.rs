@@ -34,14 +34,6 @@ pub fn each<T: Sync, R: Send>(parts: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
     map_on(parts, 2, parts.len().min(THREADS_MAX), f, |_| {})
 }
 
-/// Leaves `value` to the end of the process: what a command made and has written out (a
-/// session, a plan, a diff) is many small allocations, whose freeing takes as long as some of
-/// the steps that made them, just before the system frees them all at once. Only for what a
-/// one-shot command holds at its end.
-pub fn leave<T>(value: T) {
-    std::mem::forget(value);
-}
-
 fn map_on<T: Sync, R: Send>(
     items: &[T],
     min: usize,

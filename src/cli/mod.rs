@@ -606,8 +606,16 @@ fn diff(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     };
     drop(ahead);
     show(common, &output::Shown::Diff(&analysis, &plan, &d))?;
-    crate::par::leave((analysis, plan, d));
+    leave((analysis, plan, d));
     Ok(0)
+}
+
+/// Leaves `value` to the end of the process: what a command made and has written out (a
+/// session, a plan, a diff) is many small allocations, whose freeing takes as long as some of
+/// the steps that made them, just before the system frees them all at once. Only for what a
+/// one-shot command holds at its end.
+pub(crate) fn leave<T>(value: T) {
+    std::mem::forget(value);
 }
 
 /// Writes what a command computed to stdout in the `--format` asked.
@@ -709,7 +717,7 @@ fn plan(source: &str, preset: &PresetArgs, common: &Common) -> anyhow::Result<i3
     common.output().check(output::Command::Plan)?;
     let (analysis, plan) = planned(source, preset, common)?;
     show(common, &output::Shown::Plan(&analysis, &plan))?;
-    crate::par::leave((analysis, plan));
+    leave((analysis, plan));
     Ok(0)
 }
 

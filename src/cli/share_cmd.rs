@@ -92,6 +92,6 @@ pub fn export(
         "wrote {}",
         super::guard::message(&output.display().to_string())
     );
-    crate::par::leave((analysis, plan, diff));
+    super::leave((analysis, plan, diff));
     Ok(0)
 }

@@ -32,14 +32,15 @@ pub struct AfMsg {
     pub id: Option<String>,
     pub contents: Arc<Contents>,
     /// Shared between copies until one of them writes. Written only through `props_mut`,
-    /// which forgets what `known` read of them.
+    /// which forgets what `known` read of them, or `props_mut_keeping`, which keeps what the
+    /// write leaves true.
     pub props: Arc<Map<String, Value>>,
     /// The record's other fields (`author_name` …), written back as they came.
     pub extra: Map<String, Value>,
     /// The session message this stands for; `None` for messages compaction inserted.
     pub origin: Option<usize>,
-    /// What was read of the properties so far; forgotten when they are written
-    /// (`props_mut`).
+    /// What was read of the properties so far; forgotten when a write changes it
+    /// (`props_mut_keeping`).
     pub known: Known,
 }
 
