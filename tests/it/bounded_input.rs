@@ -1,12 +1,13 @@
 //! Input that never ends, or that costs more than its content, against the release binary:
-//! a device or endless stdin given as the source, an endless config, a conversation directory
-//! whose event files are a device and a FIFO, a followed file replaced by a link to a device,
+//! an endless FIFO or endless stdin given as the source, an endless config, a conversation
+//! directory whose event files are a device and a FIFO, a followed file replaced by a link to an
+//! endless FIFO,
 //! a JSONL line over the limit, and millions of records that carry nothing. Each child runs
 //! under an address-space cap and a deadline, so a reader without a bound fails the test
 //! instead of taking the machine's memory; its peak memory is read back.
 
 use crate::support::bounded;
-use crate::support::devices::{device, device_arg};
+use crate::support::devices::{endless, CharDevice};
 
 use crate::support::pty;
 
@@ -26,11 +27,12 @@ fn run(args: &[&str]) -> bounded::Run {
 }
 
 #[test]
-fn a_device_given_as_the_source_is_refused_at_the_input_limit() {
-    let zero = device_arg("zero");
+fn an_endless_fifo_given_as_the_source_is_refused_at_the_input_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let zero = endless(&dir.path().join("zero")).display().to_string();
     let run = run(&["report", &zero, "--max-input", "64M"]);
     run.assert_refused(
-        "report of the endless device",
+        "report of the endless FIFO",
         &[
             format!("{zero}: more than 64 MiB read from a non-regular file").as_str(),
             "(raise with --max-input SIZE)",
@@ -50,10 +52,12 @@ fn stdin_that_never_ends_is_refused_at_the_input_limit() {
         if command == "plan" {
             args.extend(["--preset", "claude-code"]);
         }
-        let zero = std::fs::File::open(device("zero")).expect("the endless device");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let zero =
+            std::fs::File::open(endless(&dir.path().join("zero"))).expect("the endless FIFO");
         let run = bounded::run_capped(&args, Stdio::from(zero), CAP, DEADLINE);
         run.assert_refused(
-            &format!("{command} - < the endless device"),
+            &format!("{command} - < the endless FIFO"),
             &[
                 "<stdin>: more than 32 MiB read from a non-regular file",
                 "--max-input SIZE",
@@ -70,10 +74,13 @@ fn stdin_that_never_ends_is_refused_at_the_input_limit() {
 #[test]
 fn a_config_that_never_ends_or_is_too_large_is_refused() {
     let session = fixture("claude-code/mixed.jsonl");
-    let zero = device_arg("zero");
+    let endless_dir = tempfile::tempdir().expect("temp dir");
+    let zero = endless(&endless_dir.path().join("zero"))
+        .display()
+        .to_string();
     let run = run(&["report", &session, "--config", &zero]);
     run.assert_refused(
-        "--config of the endless device",
+        "--config of the endless FIFO",
         &[
             format!("{zero}: a configuration file larger than 1 MiB").as_str(),
             "(raise with --max-config SIZE)",
@@ -147,8 +154,8 @@ fn event_files_that_are_a_device_or_a_fifo_are_skipped_unread() {
     names.sort();
     let (device, fifo) = (&names[3], &names[5]);
     std::fs::remove_file(events.join(device)).expect("rm");
-    std::os::unix::fs::symlink(crate::support::devices::device("zero"), events.join(device))
-        .expect("symlink");
+    let char_device = CharDevice::open();
+    std::os::unix::fs::symlink(char_device.path(), events.join(device)).expect("symlink");
     std::fs::remove_file(events.join(fifo)).expect("rm");
     let c_path = std::ffi::CString::new(events.join(fifo).display().to_string()).expect("path");
     // SAFETY: a valid NUL-terminated path.
@@ -233,21 +240,22 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 }
 
 #[test]
-fn a_followed_file_replaced_by_a_link_to_a_device_is_not_read() {
+fn a_followed_file_replaced_by_a_link_to_an_endless_fifo_is_not_read() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("f.jsonl");
     std::fs::copy(fixture("claude-code/mixed.jsonl"), &path).expect("copy");
     let prefix = format!("ulimit -v {}; ", CAP >> 10);
     let mut pty = pty::Pty::start_with(&prefix, 200, 30, &format!("{} --follow", path.display()));
     let limit = Duration::from_secs(20);
-    // Followed first, then swapped for a link to an endless device.
+    // Followed first, then swapped for a link to an endless FIFO.
     pty.wait_until(
         "the session",
         |screen| screen.contains("mixed.jsonl") || screen.contains("f.jsonl"),
         limit,
     );
     let link = dir.path().join("link");
-    std::os::unix::fs::symlink(device("zero"), &link).expect("symlink");
+    let zero = endless(&dir.path().join("zero"));
+    std::os::unix::fs::symlink(&zero, &link).expect("symlink");
     std::fs::rename(&link, &path).expect("rename");
     pty.wait_drawn("not a regular file", limit);
     pty.send("q");

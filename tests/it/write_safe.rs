@@ -84,7 +84,8 @@ fn a_fifo_at_out_is_refused_even_with_force_and_stays_a_fifo() {
 #[cfg(unix)]
 #[test]
 fn a_device_at_out_is_refused_before_anything_is_read_or_written() {
-    let null = crate::support::devices::device_arg("null");
+    let device = crate::support::devices::CharDevice::open();
+    let null = device.arg();
     for command in ["compact", "export"] {
         let out = ctxray(&[
             command,
