@@ -65,30 +65,8 @@ pub fn written(
             format!("{} as the framework persists it", target.name()),
         )
     } else if target == Format::CLAUDE_CODE && source == Format::CLAUDE_CODE {
-        // Another framework's history, kept in Claude Code's own lines: the plan's kept
-        // messages (which name the original lines) around the summary.
-        let read;
-        let original = match RawLines::of_session(&before.session) {
-            Some(lines) => lines,
-            None => {
-                read = crate::limits::read_regular(input.unwrap_or(std::path::Path::new("")))?;
-                RawLines::of_bytes(&read)
-            }
-        };
-        let spliced;
-        let compacted = if done.rejected {
-            &before.session
-        } else {
-            spliced =
-                crate::compaction::apply::apply(&before.session, plan, done.summary.as_deref());
-            &spliced
-        };
-        let masked = crate::write::claude_code::write_jsonl(
-            out,
-            &original,
-            compacted,
-            before.total_tokens(),
-        )?;
+        let summary = done.summary.as_deref();
+        let masked = lines(before, plan, summary, done.rejected, input, out)?;
         (masked, "claude-code JSONL".to_string())
     } else {
         let (doc, masked) = crate::write::openai_chat::to_json(&done.after.session);
@@ -97,6 +75,54 @@ pub fn written(
         (masked, "openai-chat JSON".to_string())
     };
     Ok(format!("{what}, {masked} secret(s) masked"))
+}
+
+/// Whether `compact` writes the history as the source's own Claude Code lines spliced around
+/// the summary, whatever the carrying out finds: a Claude Code file, to its own format
+/// ([`target`] by default, or asked for), compacted by a framework that is not Claude Code
+/// (whose history is written as it makes it) and has no guard (whose verdict the carrying
+/// out gives).
+pub fn as_source_lines(
+    before: &Analysis,
+    plan: &Plan,
+    input: Option<&std::path::Path>,
+    to: Option<Format>,
+) -> bool {
+    let plain =
+        presets::find(plan.preset).is_ok_and(|p| !p.guards() && !p.keeps_claude_code_lines());
+    plain
+        && before.session.format == Format::CLAUDE_CODE
+        && to.is_none_or(|f| f == Format::CLAUDE_CODE)
+        && input.is_some_and(|p| p.is_file())
+}
+
+/// Another framework's history, kept in Claude Code's own lines: the plan's kept messages
+/// (which name the original lines) around `summary`, or the lines as they were when the
+/// framework's guard `rejected` it. Returns how many secrets were masked.
+pub fn lines(
+    before: &Analysis,
+    plan: &Plan,
+    summary: Option<&str>,
+    rejected: bool,
+    input: Option<&std::path::Path>,
+    out: &mut dyn Write,
+) -> std::io::Result<usize> {
+    let read;
+    let original = match RawLines::of_session(&before.session) {
+        Some(lines) => lines,
+        None => {
+            read = crate::limits::read_regular(input.unwrap_or(std::path::Path::new("")))?;
+            RawLines::of_bytes(&read)
+        }
+    };
+    let spliced;
+    let compacted = if rejected {
+        &before.session
+    } else {
+        spliced = crate::compaction::apply::apply(&before.session, plan, summary);
+        &spliced
+    };
+    crate::write::claude_code::write_jsonl(out, &original, compacted, before.total_tokens())
 }
 
 /// The offline summary of a fired plan (`None` when it does not fire or summarizes nothing).
@@ -245,4 +271,55 @@ pub fn write_text(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::carry_out::carry_out;
+    use std::path::Path;
+
+    /// What `compact -o -` writes when it makes the summary alone is what it writes from the
+    /// whole carrying out, for every preset that takes that way, and the others do not.
+    #[test]
+    fn source_lines_made_from_the_summary_alone_are_those_of_the_whole_compaction() {
+        let mut checked = 0;
+        for file in [
+            "fixtures/samples/claude-code-demo.jsonl",
+            "fixtures/claude-code/compaction.jsonl",
+            "fixtures/claude-code/mixed.jsonl",
+        ] {
+            let a = crate::testing::analysed(file);
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let input = Some(path.as_path());
+            for p in presets::all() {
+                let plan_input = PlanInput {
+                    carries_out: true,
+                    ..PlanInput::new(&a)
+                };
+                let Some(plan) = crate::testing::fired(&plan_input, p) else {
+                    continue;
+                };
+                if !as_source_lines(&a, &plan, input, None) {
+                    assert!(p.guards() || p.keeps_claude_code_lines(), "{}", p.name());
+                    continue;
+                }
+                let summary = offline(&a, &plan);
+                let done = carry_out(&a, &plan, "offline".into(), || summary.clone(), 0, false);
+                // The whole carrying out takes the splice too: no history of Claude Code's
+                // own lines, no verdict against the summary.
+                let shape = (done.history_format, done.rejected);
+                assert!(shape.0 != Some(Format::CLAUDE_CODE), "{}", p.name());
+                assert!(!shape.1, "{}", p.name());
+                let to = target(&a, &done, input, None).unwrap();
+                let mut whole = Vec::new();
+                written(&a, &plan, &done, input, to, &mut whole).unwrap();
+                let mut alone = Vec::new();
+                lines(&a, &plan, summary.as_deref(), false, input, &mut alone).unwrap();
+                assert!(alone == whole, "{} {file}", p.name());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{checked}");
+    }
 }

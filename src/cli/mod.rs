@@ -680,9 +680,19 @@ fn compact(
         }
     };
     let summary = || written.or_else(|| compact_cmd::offline(&analysis, &plan));
+    let input = (source != "-").then(|| Path::new(source));
+    if to_stdout && compact_cmd::as_source_lines(&analysis, &plan, input, to) {
+        // The compacted session as data, of the source's lines around the summary: nothing
+        // else of the carrying out is shown, so nothing else is made.
+        let summary = summary();
+        let mut raw = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        compact_cmd::lines(&analysis, &plan, summary.as_deref(), false, input, &mut raw)?;
+        raw.flush().ok();
+        leave((analysis, plan));
+        return Ok(0);
+    }
     let done =
         crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked, false);
-    let input = (source != "-").then(|| Path::new(source));
     let target = || compact_cmd::target(&analysis, &done, input, to);
     if to_stdout {
         // `-o -`: the compacted session is the output, as data.
@@ -690,6 +700,7 @@ fn compact(
         let mut raw = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         compact_cmd::written(&analysis, &plan, &done, input, target, &mut raw)?;
         raw.flush().ok();
+        leave((analysis, plan, done));
         return Ok(0);
     }
     let written = match output {

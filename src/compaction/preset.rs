@@ -178,6 +178,12 @@ pub trait Preset: Sync {
     fn guards(&self) -> bool {
         false
     }
+    /// Whether the history `compacted` makes of a Claude Code file is that file's own lines
+    /// (the framework is Claude Code), so `compact` writes it as the framework does rather than
+    /// splicing the source's lines around the summary.
+    fn keeps_claude_code_lines(&self) -> bool {
+        false
+    }
 }
 
 /// One compaction of a run, as the framework's carried state sees it.

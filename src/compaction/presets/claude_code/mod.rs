@@ -122,6 +122,9 @@ impl Preset for ClaudeCode {
         }
         after::generic(session, plan, summary)
     }
+    fn keeps_claude_code_lines(&self) -> bool {
+        true
+    }
     /// The measure kept as a running fold (`quiet`).
     fn quiet_trigger(
         &self,
