@@ -6,7 +6,7 @@
 
 mod format;
 mod part;
-mod raw_lines;
+pub mod raw_lines;
 
 pub use format::Format;
 pub use part::{ImageRef, Part};

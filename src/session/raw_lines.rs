@@ -73,14 +73,83 @@ impl<'a> RawLines<'a> {
     /// Line `i`, without its line break; `None` past the last line or when the source can no
     /// longer be read.
     pub fn get(&self, i: usize) -> Option<Cow<'a, str>> {
+        let (start, end) = self.span(i)?;
+        Some(text(self.read(start..end)?))
+    }
+
+    /// The bytes line `i` takes, without its line break.
+    fn span(&self, i: usize) -> Option<(usize, usize)> {
         let start = *self.starts.get(i)?;
         let end = self.starts.get(i + 1).map_or(self.len, |next| next - 1);
-        let end = end.max(start);
-        let raw: Cow<'a, [u8]> = match self.bytes {
-            Bytes::Slice(b) => Cow::Borrowed(&b[start..end]),
-            Bytes::Session(s) => s.raw_range(start..end)?,
-        };
-        Some(text(raw))
+        Some((start, end.max(start)))
+    }
+
+    fn read(&self, range: std::ops::Range<usize>) -> Option<Cow<'a, [u8]>> {
+        match self.bytes {
+            Bytes::Slice(b) => Some(Cow::Borrowed(&b[range])),
+            Bytes::Session(s) => s.raw_range(range),
+        }
+    }
+
+    /// How many bytes lines `from..to` take together, their line breaks between them
+    /// included (0 when there are none of them).
+    pub fn bytes_of(&self, from: usize, to: usize) -> usize {
+        let to = to.min(self.len());
+        match (
+            self.span(from),
+            to.checked_sub(1).and_then(|last| self.span(last)),
+        ) {
+            (Some((start, _)), Some((_, end))) if from < to => end - start,
+            _ => 0,
+        }
+    }
+
+    /// Lines `from..to` (cut to the lines there are) read with one read of the source, each
+    /// then got from it as [`RawLines::get`] gives it; `None` when the source can no longer be
+    /// read.
+    pub fn block(&self, from: usize, to: usize) -> Option<Block<'_, 'a>> {
+        let to = to.min(self.len());
+        if from >= to {
+            return Some(Block {
+                lines: self,
+                from,
+                to: from,
+                base: 0,
+                bytes: Cow::Borrowed(&[]),
+            });
+        }
+        let (base, _) = self.span(from)?;
+        let (_, end) = self.span(to - 1)?;
+        Some(Block {
+            lines: self,
+            from,
+            to,
+            base,
+            bytes: self.read(base..end)?,
+        })
+    }
+}
+
+/// Consecutive lines of a source, read at once (`RawLines::block`).
+pub struct Block<'l, 'a> {
+    lines: &'l RawLines<'a>,
+    from: usize,
+    to: usize,
+    /// Where the bytes start in the source.
+    base: usize,
+    bytes: Cow<'a, [u8]>,
+}
+
+impl Block<'_, '_> {
+    /// Line `i` of the source, when the block holds it.
+    pub fn get(&self, i: usize) -> Option<Cow<'_, str>> {
+        if !(self.from..self.to).contains(&i) {
+            return None;
+        }
+        let (start, end) = self.lines.span(i)?;
+        Some(text(Cow::Borrowed(
+            &self.bytes[start - self.base..end - self.base],
+        )))
     }
 }
 
@@ -146,6 +215,37 @@ mod tests {
             let lines = RawLines::of_bytes(&bytes);
             prop_assert_eq!(all(&lines), split(&bytes));
             prop_assert!(lines.get(lines.len()).is_none());
+        }
+
+        /// A block's lines are the lines read one at a time, and only its own; the bytes of
+        /// a run of lines are what the block holds of them.
+        #[test]
+        fn a_blocks_lines_are_the_lines_read_alone(
+            bom in any::<bool>(),
+            body in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), Just(0xC3u8), Just(0xA9u8)],
+                0..60,
+            ),
+            from in 0usize..25,
+            width in 0usize..25,
+        ) {
+            let mut bytes = if bom { b"\xEF\xBB\xBF".to_vec() } else { Vec::new() };
+            bytes.extend(body);
+            let lines = RawLines::of_bytes(&bytes);
+            let to = from + width;
+            let block = lines.block(from, to).unwrap();
+            for i in 0..to + 2 {
+                let want = (from..to).contains(&i).then(|| lines.get(i)).flatten();
+                prop_assert_eq!(block.get(i), want, "line {}", i);
+            }
+            // The raw lines, `\r` and bytes that are not UTF-8 included.
+            let raw: Vec<usize> = bytes[if bom { 3 } else { 0 }..]
+                .split(|&b| b == b'\n')
+                .map(<[u8]>::len)
+                .collect();
+            let end = to.min(raw.len());
+            let want = if from < end { raw[from..end].iter().sum::<usize>() + end - from - 1 } else { 0 };
+            prop_assert_eq!(lines.bytes_of(from, to), want);
         }
     }
 

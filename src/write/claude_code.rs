@@ -35,6 +35,17 @@ pub fn write_jsonl(
     compacted: &Session,
     pre_tokens: usize,
 ) -> std::io::Result<usize> {
+    write_in_runs(out, lines, compacted, pre_tokens, BATCH_BYTES)
+}
+
+/// [`write_jsonl`], the source's lines read in runs of at most `batch` bytes.
+fn write_in_runs(
+    out: &mut dyn std::io::Write,
+    lines: &RawLines,
+    compacted: &Session,
+    pre_tokens: usize,
+    batch: usize,
+) -> std::io::Result<usize> {
     let parsed = |i: usize| -> Option<Value> {
         lines
             .get(i)
@@ -62,87 +73,159 @@ pub fn write_jsonl(
             break;
         }
     }
-    let mut masked = 0;
-    // The uuid the next copied line must hang from (right after the summary).
-    let mut hang_from: Option<String> = None;
     // The summary the compaction inserted (a summary read from the file is copied as it was).
     let inserted = compacted
         .marks
         .iter()
         .find(|k| k.kind == crate::session::CompactionMark::CTXRAY)
         .map(|k| k.before_message);
-    for m in &compacted.messages {
+    // Each message's records in order, the inserted summary in its place, and the records of
+    // the messages after the summary (whose uuids the boundary names).
+    let mut before = Vec::new();
+    let mut inserted_summary = None;
+    let records_from = |at: usize| -> Vec<usize> {
+        (compacted.messages.iter().skip(at))
+            .flat_map(records_of)
+            .collect()
+    };
+    for (at, m) in compacted.messages.iter().enumerate() {
         let summary = m.parts.iter().find_map(|p| match p {
             Part::Summary { text } if inserted == Some(m.index) => Some(text.as_str()),
             _ => None,
         });
         if let Some(text) = summary {
-            let (text, n) = crate::secrets::mask(text);
-            masked += n;
-            let kept_uuids: Vec<Value> = compacted
-                .messages
-                .iter()
-                .skip(m.index + 1)
-                .flat_map(|k| k.source_indices.iter())
-                .filter_map(|&i| line_uuid(&lines.get(i)?))
-                .collect();
-            let boundary_id = uuid_from(&[&text, "boundary", &pre_tokens.to_string()]);
-            let summary_id = uuid_from(&[&text, "summary"]);
-            let mut metadata = json!({"trigger": "manual", "preTokens": pre_tokens});
-            if !kept_uuids.is_empty() {
-                metadata["preservedMessages"] =
-                    json!({"anchorUuid": summary_id, "uuids": kept_uuids});
-            }
-            let mut boundary = Map::new();
-            boundary.insert("type".into(), json!("system"));
-            boundary.insert("subtype".into(), json!("compact_boundary"));
-            boundary.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
-            boundary.insert("parentUuid".into(), Value::Null);
-            boundary.insert(
-                "logicalParentUuid".into(),
-                last_uuid.clone().unwrap_or(Value::Null),
-            );
-            boundary.insert("isSidechain".into(), json!(false));
-            boundary.extend(common.clone());
-            boundary.insert("uuid".into(), json!(boundary_id));
-            boundary.insert("content".into(), json!("Conversation compacted"));
-            boundary.insert("level".into(), json!("info"));
-            boundary.insert("compactMetadata".into(), metadata);
-            let mut line = Map::new();
-            line.insert("type".into(), json!("user"));
-            line.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
-            line.insert("parentUuid".into(), json!(boundary_id));
-            line.insert("isSidechain".into(), json!(false));
-            line.extend(common.clone());
-            line.insert("uuid".into(), json!(summary_id));
-            line.insert(
-                "message".into(),
-                json!({"role": "user", "content": [{"type": "text", "text": text}]}),
-            );
-            line.insert("isCompactSummary".into(), json!(true));
-            line.insert("isVisibleInTranscriptOnly".into(), json!(true));
-            for v in [Value::Object(boundary), Value::Object(line)] {
-                out.write_all(v.to_string().as_bytes())?;
-                out.write_all(b"\n")?;
-            }
-            hang_from = Some(summary_id);
-            continue;
+            let after = records_from(at + 1);
+            let kept = (m.index != at).then(|| records_from(m.index + 1));
+            inserted_summary = Some((text, after, kept));
+            break;
         }
-        let records: Vec<usize> = if m.source_indices.is_empty() {
-            vec![m.source_index]
-        } else {
-            m.source_indices.clone()
-        };
-        for i in records {
-            let Some(raw) = lines.get(i) else { continue };
-            let parent = hang_from.take();
-            let (line, n) = masked_line(&raw, parent.as_deref());
-            masked += n;
-            out.write_all(line.as_bytes())?;
-            out.write_all(b"\n")?;
-        }
+        before.extend(records_of(m));
     }
+    let mut masked = 0;
+    copy_lines(out, (lines, batch), &before, None, &mut masked)?;
+    let Some((text, after, kept)) = inserted_summary else {
+        return Ok(masked);
+    };
+    let (text, n) = crate::secrets::mask(text);
+    masked += n;
+    let kept = kept.as_deref().unwrap_or(&after);
+    let kept_uuids: Vec<Value> =
+        in_batches((lines, batch), kept, |block, &i| line_uuid(&block.get(i)?))
+            .flatten()
+            .collect();
+    let boundary_id = uuid_from(&[&text, "boundary", &pre_tokens.to_string()]);
+    let summary_id = uuid_from(&[&text, "summary"]);
+    let mut metadata = json!({"trigger": "manual", "preTokens": pre_tokens});
+    if !kept_uuids.is_empty() {
+        metadata["preservedMessages"] = json!({"anchorUuid": summary_id, "uuids": kept_uuids});
+    }
+    let mut boundary = Map::new();
+    boundary.insert("type".into(), json!("system"));
+    boundary.insert("subtype".into(), json!("compact_boundary"));
+    boundary.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
+    boundary.insert("parentUuid".into(), Value::Null);
+    boundary.insert(
+        "logicalParentUuid".into(),
+        last_uuid.clone().unwrap_or(Value::Null),
+    );
+    boundary.insert("isSidechain".into(), json!(false));
+    boundary.extend(common.clone());
+    boundary.insert("uuid".into(), json!(boundary_id));
+    boundary.insert("content".into(), json!("Conversation compacted"));
+    boundary.insert("level".into(), json!("info"));
+    boundary.insert("compactMetadata".into(), metadata);
+    let mut line = Map::new();
+    line.insert("type".into(), json!("user"));
+    line.insert("timestamp".into(), last_time.clone().unwrap_or(Value::Null));
+    line.insert("parentUuid".into(), json!(boundary_id));
+    line.insert("isSidechain".into(), json!(false));
+    line.extend(common.clone());
+    line.insert("uuid".into(), json!(summary_id));
+    line.insert(
+        "message".into(),
+        json!({"role": "user", "content": [{"type": "text", "text": text}]}),
+    );
+    line.insert("isCompactSummary".into(), json!(true));
+    line.insert("isVisibleInTranscriptOnly".into(), json!(true));
+    for v in [Value::Object(boundary), Value::Object(line)] {
+        out.write_all(v.to_string().as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    copy_lines(out, (lines, batch), &after, Some(&summary_id), &mut masked)?;
     Ok(masked)
+}
+
+/// The source lines of message `m`.
+fn records_of(m: &crate::session::Message) -> Vec<usize> {
+    if m.source_indices.is_empty() {
+        vec![m.source_index]
+    } else {
+        m.source_indices.clone()
+    }
+}
+
+/// Source bytes read, and the lines of them masked on every core, at a time.
+const BATCH_BYTES: usize = 8 << 20;
+/// Lines of a run below which it is mapped on one core.
+const PARALLEL_LINES: usize = if cfg!(test) { 2 } else { 256 };
+
+/// `f` of each of `records` (source line numbers) and the block holding it, in order: the
+/// records taken in runs whose lines span at most `batch` bytes of the source (or one line),
+/// each run's lines read at once and mapped on every core. A run whose lines can no longer be
+/// read maps to nothing.
+fn in_batches<'l, R: Send>(
+    (lines, batch): (&'l RawLines, usize),
+    records: &'l [usize],
+    f: impl Fn(&crate::session::raw_lines::Block, &usize) -> R + Sync + 'l,
+) -> impl Iterator<Item = R> + 'l {
+    let mut rest = records;
+    std::iter::from_fn(move || {
+        let (&first, _) = rest.split_first()?;
+        let (mut lo, mut hi) = (first, first + 1);
+        let mut n = 1;
+        while let Some(&i) = rest.get(n) {
+            let (l, h) = (lo.min(i), hi.max(i + 1));
+            if lines.bytes_of(l, h) > batch {
+                break;
+            }
+            (lo, hi, n) = (l, h, n + 1);
+        }
+        let (run, next) = rest.split_at(n);
+        rest = next;
+        let out: Vec<R> = match lines.block(lo, hi) {
+            Some(block) => crate::par::map(run, PARALLEL_LINES, |i| f(&block, i), |_| {}),
+            None => Vec::new(),
+        };
+        Some(out)
+    })
+    .flatten()
+}
+
+/// The lines `records` of the source copied to `out`, each with its secrets masked; the first
+/// one there is hangs from `parent` when given.
+fn copy_lines(
+    out: &mut dyn std::io::Write,
+    (lines, batch): (&RawLines, usize),
+    records: &[usize],
+    parent: Option<&str>,
+    masked: &mut usize,
+) -> std::io::Result<()> {
+    // Only the first line the source has gets the parent.
+    let first = parent.and_then(|_| records.iter().position(|&i| i < lines.len()));
+    let each = |block: &crate::session::raw_lines::Block, i: &usize| {
+        let hang = first
+            .filter(|&at| std::ptr::eq(&records[at], i))
+            .and(parent);
+        let raw = block.get(*i)?;
+        let (line, n) = masked_line(&raw, hang);
+        Some((line.into_owned(), n))
+    };
+    for (line, n) in in_batches((lines, batch), records, each).flatten() {
+        *masked += n;
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// One original line with its secrets masked and, when given, a new `parentUuid`; a line with
@@ -233,6 +316,43 @@ fn uuid_from(parts: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::PlanInput;
+
+    /// The lines written are the same whatever the runs the source is read in: one line a
+    /// run, a few hundred bytes, the whole file at once; for every preset that fires on the
+    /// Claude Code fixtures, its summary inserted or not.
+    #[test]
+    fn the_lines_written_do_not_depend_on_the_runs_read() {
+        let mut checked = 0;
+        for file in [
+            "fixtures/samples/claude-code-demo.jsonl",
+            "fixtures/claude-code/compaction.jsonl",
+            "fixtures/claude-code/mixed.jsonl",
+            "fixtures/claude-code/rewinds.jsonl",
+        ] {
+            let a = crate::testing::analysed(file);
+            let lines = RawLines::of_session(&a.session).unwrap();
+            for p in crate::compaction::presets::all() {
+                let Some(plan) = crate::testing::fired(&PlanInput::new(&a), p) else {
+                    continue;
+                };
+                for summary in [None, Some("The user asked; sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 was used.")] {
+                    let compacted = crate::compaction::apply::apply(&a.session, &plan, summary);
+                    let written = |batch: usize| {
+                        let mut out = Vec::new();
+                        let n = write_in_runs(&mut out, &lines, &compacted, 1234, batch).unwrap();
+                        (String::from_utf8(out).unwrap(), n)
+                    };
+                    let whole = written(usize::MAX);
+                    assert!(whole.0.lines().count() >= compacted.messages.len(), "{}", p.name());
+                    assert_eq!(written(0), whole, "{} {file}", p.name());
+                    assert_eq!(written(300), whole, "{} {file}", p.name());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 30, "{checked}");
+    }
 
     /// The `uuid` read alone is the one the whole line parsed gives: for every line of the
     /// Claude Code fixtures, and lines built to differ (a nested `uuid`, two of them, escapes,
