@@ -192,87 +192,123 @@ fn anchors(turns: &[HMsg]) -> Anchors {
     let mut a = Anchors::default();
     // `call_id_to_tool`: the last call of each id.
     let mut by_id: HashMap<String, (String, String)> = HashMap::default();
-    for m in turns {
+    // Each call's name and redacted arguments, made on every core a window of turns at a time.
+    let redacted = |m: &HMsg| -> Vec<(String, String)> {
         if m.role() != "assistant" || !m.get("tool_calls").is_some_and(py::truthy) {
-            continue;
+            return Vec::new();
         }
-        for tc in calls(m) {
-            let (name, raw) = name_and_args(tc);
-            let args = redact(&raw);
-            let id = call_id(tc);
-            if !id.is_empty() {
-                by_id.insert(id, (name, args.clone()));
-            }
-            if !args.is_empty() {
-                let parsed = serde_json::from_str::<Value>(&args).unwrap_or(Value::String(args));
-                paths_from_json(&parsed, &mut a.files);
-            }
+        (calls(m).iter())
+            .map(|tc| {
+                let (name, raw) = name_and_args(tc);
+                (name, redact(&raw))
+            })
+            .collect()
+    };
+    for window in turns.chunks(WINDOW) {
+        let made = crate::par::map(window, 8, redacted, |_| {});
+        for (m, made) in window.iter().zip(made) {
+            anchor_calls(m, made, &mut by_id, &mut a.files);
         }
     }
-    for m in turns {
-        let role = role_of(m);
-        let mut text = compact_turn(m.content());
-        path_mentions(&text, &mut a.files);
-        let mut turn_text = text.clone();
-        if role == "assistant" && m.get("tool_calls").is_some_and(py::truthy) {
-            let names: Vec<String> = calls(m).iter().map(|tc| name_and_args(tc).0).collect();
-            if !names.is_empty() {
-                let prefix = format!("tool calls: {}", names[..names.len().min(6)].join(", "));
-                turn_text = if turn_text.is_empty() {
-                    prefix
-                } else {
-                    format!("{prefix}; {turn_text}")
-                };
-            }
-        }
-        let turn = strip(&turn_text);
-        if !turn.is_empty() {
-            a.last_turns
-                .push(format!("{}: {turn}", role.to_uppercase()));
-            if a.last_turns.len() > 8 {
-                a.last_turns.remove(0);
-            }
-        }
-        if py::len(&text) > 600 {
-            text = format!(
-                "{} ... {}",
-                py::head(&text, 420).trim_end_matches(py::is_space),
-                py::tail(&text, 160).trim_start_matches(py::is_space)
-            );
-        }
-        match role.as_str() {
-            "user" if !text.is_empty() => a.user_asks.push(text),
-            "assistant" => {
-                let names: Vec<String> = calls(m).iter().map(|tc| name_and_args(tc).0).collect();
-                if !names.is_empty() {
-                    a.assistant_actions.push(format!(
-                        "Called tool(s): {}",
-                        names[..names.len().min(6)].join(", ")
-                    ));
-                } else if !text.is_empty() {
-                    a.assistant_actions.push(text);
-                }
-            }
-            "tool" => {
-                let id = m
-                    .get("tool_call_id")
-                    .filter(|v| py::truthy(v))
-                    .map(py::str_of)
-                    .unwrap_or_default();
-                let (name, args) = by_id
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| ("unknown".into(), String::new()));
-                a.tool_actions
-                    .push(summarize_tool_result(&name, &args, &text));
-                if patterns().blocker.is_match(&text) {
-                    a.blockers.push(py::head(&text, 500).to_string());
-                }
-            }
-            _ => {}
+    for window in turns.chunks(WINDOW) {
+        let texts = crate::par::map(window, 8, |m| compact_turn(m.content()), |_| {});
+        for (m, text) in window.iter().zip(texts) {
+            anchor_turn(m, text, &by_id, &mut a);
         }
     }
     a
+}
+
+/// Turns whose texts are made on every core at a time.
+const WINDOW: usize = 256;
+
+/// The first pass of `_extract_anchors` over one turn: the calls of `m`, each as its name and
+/// redacted arguments (`made`), recorded by id and read for paths.
+fn anchor_calls(
+    m: &HMsg,
+    made: Vec<(String, String)>,
+    by_id: &mut HashMap<String, (String, String)>,
+    files: &mut Vec<String>,
+) {
+    for (tc, (name, args)) in calls(m).iter().zip(made) {
+        let id = call_id(tc);
+        if !id.is_empty() {
+            by_id.insert(id, (name, args.clone()));
+        }
+        if !args.is_empty() {
+            let parsed = serde_json::from_str::<Value>(&args).unwrap_or(Value::String(args));
+            paths_from_json(&parsed, files);
+        }
+    }
+}
+
+/// The second pass of `_extract_anchors` over one turn, whose compacted text is `text`.
+fn anchor_turn(
+    m: &HMsg,
+    mut text: String,
+    by_id: &HashMap<String, (String, String)>,
+    a: &mut Anchors,
+) {
+    let role = role_of(m);
+    path_mentions(&text, &mut a.files);
+    let mut turn_text = text.clone();
+    if role == "assistant" && m.get("tool_calls").is_some_and(py::truthy) {
+        let names: Vec<String> = calls(m).iter().map(|tc| name_and_args(tc).0).collect();
+        if !names.is_empty() {
+            let prefix = format!("tool calls: {}", names[..names.len().min(6)].join(", "));
+            turn_text = if turn_text.is_empty() {
+                prefix
+            } else {
+                format!("{prefix}; {turn_text}")
+            };
+        }
+    }
+    let turn = strip(&turn_text);
+    if !turn.is_empty() {
+        a.last_turns
+            .push(format!("{}: {turn}", role.to_uppercase()));
+        if a.last_turns.len() > 8 {
+            a.last_turns.remove(0);
+        }
+    }
+    if py::len(&text) > 600 {
+        text = format!(
+            "{} ... {}",
+            py::head(&text, 420).trim_end_matches(py::is_space),
+            py::tail(&text, 160).trim_start_matches(py::is_space)
+        );
+    }
+    match role.as_str() {
+        "user" if !text.is_empty() => a.user_asks.push(text),
+        "assistant" => {
+            let names: Vec<String> = calls(m).iter().map(|tc| name_and_args(tc).0).collect();
+            if !names.is_empty() {
+                a.assistant_actions.push(format!(
+                    "Called tool(s): {}",
+                    names[..names.len().min(6)].join(", ")
+                ));
+            } else if !text.is_empty() {
+                a.assistant_actions.push(text);
+            }
+        }
+        "tool" => {
+            let id = m
+                .get("tool_call_id")
+                .filter(|v| py::truthy(v))
+                .map(py::str_of)
+                .unwrap_or_default();
+            let (name, args) = by_id
+                .get(&id)
+                .cloned()
+                .unwrap_or_else(|| ("unknown".into(), String::new()));
+            a.tool_actions
+                .push(summarize_tool_result(&name, &args, &text));
+            if patterns().blocker.is_match(&text) {
+                a.blockers.push(py::head(&text, 500).to_string());
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The fallback summary Hermes builds for `turns` (the pruned messages it would have summarized),

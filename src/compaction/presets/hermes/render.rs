@@ -85,58 +85,99 @@ fn flatten(content: &Value) -> String {
     }
 }
 
-/// `_serialize_for_summary`; `offset` is the list position of `turns[0]`.
+/// Messages whose bodies are redacted on every core at a time, before they are put in order.
+const WINDOW: usize = 256;
+
+/// What `_serialize_for_summary` shows of one message before any cap: its role, its body
+/// redacted, its `MEDIA:` scrubbed and an assistant's think blocks stripped, and an
+/// assistant's calls as name and redacted arguments.
+struct Shown {
+    role: String,
+    /// A tool result's call id.
+    id: String,
+    content: String,
+    calls: Option<Vec<(String, String)>>,
+}
+
+fn shown(m: &HMsg) -> Shown {
+    let role = m.get("role").map_or("unknown".into(), py::str_of);
+    let id = match role.as_str() {
+        "tool" => m.get("tool_call_id").map(py::str_of).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut content = redact(&flatten(m.content()));
+    content = media_re().map_or(content.clone(), |re| {
+        re.replace_all(&content, "[media attachment]").into_owned()
+    });
+    if role == "assistant" && !content.is_empty() {
+        content = strip_think_blocks(&content);
+    }
+    let calls = (role == "assistant" && m.has_tool_calls()).then(|| {
+        (m.tool_calls().iter())
+            .map(|tc| {
+                let f = tc.get("function");
+                let name = f.and_then(|f| f.get("name")).map_or("?".into(), py::str_of);
+                let raw = f
+                    .and_then(|f| f.get("arguments"))
+                    .map_or(String::new(), py::str_of);
+                (name, redact(&raw))
+            })
+            .collect()
+    });
+    Shown {
+        role,
+        id,
+        content,
+        calls,
+    }
+}
+
+/// `_serialize_for_summary`; `offset` is the list position of `turns[0]`. What each message
+/// shows is made on every core, a window of messages at a time; the caps, in order.
 pub fn serialize(turns: &[HMsg], offset: usize, cuts: &mut Cuts) -> String {
     let mut parts = Vec::new();
-    for (k, m) in turns.iter().enumerate() {
-        let pos = offset + k;
-        let role = m.get("role").map_or("unknown".into(), py::str_of);
-        let mut content = redact(&flatten(m.content()));
-        content = media_re().map_or(content.clone(), |re| {
-            re.replace_all(&content, "[media attachment]").into_owned()
-        });
-        if role == "assistant" && !content.is_empty() {
-            content = strip_think_blocks(&content);
+    for (w, window) in turns.chunks(WINDOW).enumerate() {
+        let made = crate::par::map(window, 8, shown, |_| {});
+        for (k, m) in made.into_iter().enumerate() {
+            let pos = offset + w * WINDOW + k;
+            parts.push(serialized(m, pos, cuts));
         }
-        if role == "tool" {
-            let id = m.get("tool_call_id").map(py::str_of).unwrap_or_default();
-            parts.push(format!("[TOOL RESULT {id}]: {}", cap(content, pos, cuts)));
-            continue;
-        }
-        if role == "assistant" {
-            let mut content = cap(content, pos, cuts);
-            let calls = m.tool_calls();
-            if m.has_tool_calls() {
-                let lines: Vec<String> = calls
-                    .iter()
-                    .map(|tc| {
-                        let f = tc.get("function");
-                        let name = f.and_then(|f| f.get("name")).map_or("?".into(), py::str_of);
-                        let raw = f
-                            .and_then(|f| f.get("arguments"))
-                            .map_or(String::new(), py::str_of);
-                        let mut args = redact(&raw);
-                        if py::len(&args) > TOOL_ARGS_MAX {
-                            args = format!("{}...", py::head(&args, TOOL_ARGS_HEAD));
-                            if !cuts.args.contains(&pos) {
-                                cuts.args.push(pos);
-                            }
-                        }
-                        format!("  {name}({args})")
-                    })
-                    .collect();
-                content.push_str(&format!("\n[Tool calls:\n{}\n]", lines.join("\n")));
-            }
-            parts.push(format!("[ASSISTANT]: {content}"));
-            continue;
-        }
-        parts.push(format!(
-            "[{}]: {}",
-            role.to_uppercase(),
-            cap(content, pos, cuts)
-        ));
     }
     parts.join("\n\n")
+}
+
+/// One message's part of the request, its body capped and its arguments cut.
+fn serialized(m: Shown, pos: usize, cuts: &mut Cuts) -> String {
+    let Shown {
+        role,
+        id,
+        content,
+        calls,
+    } = m;
+    if role == "tool" {
+        return format!("[TOOL RESULT {id}]: {}", cap(content, pos, cuts));
+    }
+    if role == "assistant" {
+        let mut content = cap(content, pos, cuts);
+        if let Some(calls) = calls {
+            let lines: Vec<String> = calls
+                .into_iter()
+                .map(|(name, mut args)| {
+                    if py::len(&args) > TOOL_ARGS_MAX {
+                        args = format!("{}...", py::head(&args, TOOL_ARGS_HEAD));
+                        // Positions come in order: this one is the last if it is there.
+                        if cuts.args.last() != Some(&pos) {
+                            cuts.args.push(pos);
+                        }
+                    }
+                    format!("  {name}({args})")
+                })
+                .collect();
+            content.push_str(&format!("\n[Tool calls:\n{}\n]", lines.join("\n")));
+        }
+        return format!("[ASSISTANT]: {content}");
+    }
+    format!("[{}]: {}", role.to_uppercase(), cap(content, pos, cuts))
 }
 
 fn media_re() -> Option<&'static Regex> {
