@@ -239,13 +239,16 @@ fn html_escape(s: &str) -> String {
 /// case-insensitive.
 pub fn neutralize(content: &str) -> String {
     let mut out = String::with_capacity(content.len());
-    for (i, c) in content.char_indices() {
-        if c == '<' && opens_tag(&content[i + 1..]) {
+    let mut from = 0;
+    // `<` is one byte, never inside another character's: each is a character of its own.
+    for at in memchr::memchr_iter(b'<', content.as_bytes()) {
+        if opens_tag(&content[at + 1..]) {
+            out.push_str(&content[from..at]);
             out.push_str("&lt;");
-        } else {
-            out.push(c);
+            from = at + 1;
         }
     }
+    out.push_str(&content[from..]);
     out
 }
 
@@ -268,4 +271,37 @@ fn opens_tag(rest: &str) -> bool {
 /// Python `re`'s `\s` for str patterns (Unicode whitespace).
 fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The regex `_neutralize_transcript_tags` substitutes with, as Python's `re` reads it.
+    fn by_regex(content: &str) -> String {
+        let re = fancy_regex::Regex::new(
+            r"(?i)<(?=[\s\x1c-\x1f]*(?:/[\s\x1c-\x1f]*)?(?:messages?|previous-summary|harness_data)(?:[\s\x1c-\x1f/>]|$))",
+        )
+        .unwrap();
+        re.replace_all(content, "&lt;").into_owned()
+    }
+
+    proptest! {
+        /// Every `<` that opens one of the transcript's tags, and no other, becomes `&lt;`.
+        #[test]
+        fn only_the_transcripts_own_tags_are_neutralized(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("<"), Just("</"), Just(" "), Just("\u{2003}"), Just("\u{1d}"), Just("/"),
+                    Just("message"), Just("MESSAGES"), Just("previous-summary"),
+                    Just("harness_data"), Just(">"), Just("é"), Just("x"), Just("\n"),
+                ],
+                0..40,
+            ),
+        ) {
+            let content: String = pieces.concat();
+            prop_assert_eq!(neutralize(&content), by_regex(&content));
+        }
+    }
 }
