@@ -691,8 +691,11 @@ fn compact(
         leave((analysis, plan));
         return Ok(0);
     }
-    let done =
-        crate::compaction::carry_out::carry_out(&analysis, &plan, name, summary, masked, false);
+    // `-o -` shows no finding: the summarized range's facts are not read.
+    let facts = !to_stdout;
+    let done = crate::compaction::carry_out::carry_out_with(
+        &analysis, &plan, name, summary, masked, false, facts,
+    );
     let target = || compact_cmd::target(&analysis, &done, input, to);
     if to_stdout {
         // `-o -`: the compacted session is the output, as data.

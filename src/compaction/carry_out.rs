@@ -55,6 +55,20 @@ pub fn carry_out(
     masked: usize,
     records: bool,
 ) -> Compacted {
+    carry_out_with(before, plan, summarizer, summary, masked, records, true)
+}
+
+/// [`carry_out`]; `facts`: the summarized range's facts are read, for the `summary-evidence`
+/// finding (not read where no finding is shown, as for `compact -o -`).
+pub fn carry_out_with(
+    before: &Analysis,
+    plan: &Plan,
+    summarizer: String,
+    summary: impl FnOnce() -> Option<String>,
+    masked: usize,
+    records: bool,
+    facts: bool,
+) -> Compacted {
     let framework = presets::find(plan.preset).ok();
     let guards = framework.is_some_and(|p| p.guards());
     let input = PlanInput {
@@ -66,7 +80,7 @@ pub fn carry_out(
     // once it is; where the plan inserts no summary they are read only if one is given.
     let next = AtomicUsize::new(0);
     let range_facts = || outcome::range_facts(&before.session, plan, &next);
-    let ahead = plan.trigger.fired && plan.insertion.is_some();
+    let ahead = facts && plan.trigger.fired && plan.insertion.is_some();
     let (summary, compacted, after, evidence) = std::thread::scope(|s| {
         let theirs = s.spawn(|| ahead.then(range_facts));
         let summary = summary();
@@ -82,7 +96,7 @@ pub fn carry_out(
             ..
         } = compacted;
         let after = before.derived(session);
-        let wanted = plan.trigger.fired && summary.is_some();
+        let wanted = facts && plan.trigger.fired && summary.is_some();
         let mine = (ahead || wanted).then(range_facts);
         let theirs = theirs
             .join()
