@@ -224,6 +224,39 @@ mod tests {
         )
     }
 
+    /// Carried out without reading the range's facts, a compaction is the same but for the
+    /// `summary-evidence` finding those facts make.
+    #[test]
+    fn without_the_facts_only_the_evidence_finding_is_missing() {
+        let mut missing = 0;
+        for &file in crate::testing::FORMATS {
+            let a = crate::testing::analysed(file);
+            for p in presets::all() {
+                let Some(plan) = fired(&a, p, true) else {
+                    continue;
+                };
+                let digest = || {
+                    plan.insertion
+                        .as_ref()
+                        .map(|_| preset::offline_summary(p, &PlanInput::new(&a), &plan))
+                };
+                let all = carry_out(&a, &plan, "offline".into(), digest, 0, false);
+                let some = carry_out_with(&a, &plan, "offline".into(), digest, 0, false, false);
+                let evidence = |c: &Compacted| {
+                    (c.findings.iter())
+                        .filter(|f| f.code == "summary-evidence")
+                        .count()
+                };
+                assert_eq!(evidence(&some), 0, "{} {file}", p.name());
+                missing += evidence(&all);
+                let mut all = all;
+                all.findings.retain(|f| f.code != "summary-evidence");
+                assert_eq!(shown(&some), shown(&all), "{} {file}", p.name());
+            }
+        }
+        assert!(missing > 10, "{missing}");
+    }
+
     /// `compact` plans to carry out (the preset keeps its run for the digest and the
     /// compaction) and asks for no records of the history it writes once; the inspector plans
     /// to show and keeps the records, to plan the compacted history again. Both carry out the
