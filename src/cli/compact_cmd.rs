@@ -276,7 +276,7 @@ pub fn write_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::carry_out::carry_out;
+    use crate::compaction::carry_out::{carry_out, Wants};
     use std::path::Path;
 
     /// What `compact -o -` writes when it makes the summary alone is what it writes from the
@@ -305,7 +305,8 @@ mod tests {
                     continue;
                 }
                 let summary = offline(&a, &plan);
-                let done = carry_out(&a, &plan, "offline".into(), || summary.clone(), 0, false);
+                let wants = Wants::REPORT;
+                let done = carry_out(&a, &plan, "offline".into(), || summary.clone(), 0, wants);
                 // The whole carrying out takes the splice too: no history of Claude Code's
                 // own lines, no verdict against the summary.
                 let shape = (done.history_format, done.rejected);

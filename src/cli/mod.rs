@@ -692,10 +692,13 @@ fn compact(
         return Ok(0);
     }
     // `-o -` shows no finding: the summarized range's facts are not read.
-    let facts = !to_stdout;
-    let done = crate::compaction::carry_out::carry_out_with(
-        &analysis, &plan, name, summary, masked, false, facts,
-    );
+    use crate::compaction::carry_out::{carry_out, Wants};
+    let wants = if to_stdout {
+        Wants::HISTORY
+    } else {
+        Wants::REPORT
+    };
+    let done = carry_out(&analysis, &plan, name, summary, masked, wants);
     let target = || compact_cmd::target(&analysis, &done, input, to);
     if to_stdout {
         // `-o -`: the compacted session is the output, as data.

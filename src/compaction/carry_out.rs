@@ -43,34 +43,48 @@ pub struct Compacted {
     pub rejected_tokens: Option<usize>,
 }
 
+/// What a caller of [`carry_out`] needs of it beyond the history and the summary.
+#[derive(Debug, Clone, Copy)]
+pub struct Wants {
+    /// The compacted history keeps its messages' raw records, as one that will be planned
+    /// again needs (a preset with a guard plans it here, and so always keeps them).
+    pub records: bool,
+    /// The summarized range's facts are read, for the `summary-evidence` finding (not where
+    /// no finding is shown, as for `compact -o -`).
+    pub facts: bool,
+}
+
+impl Wants {
+    /// The inspector's: it plans the history again and shows the findings.
+    pub const INSPECTOR: Wants = Wants {
+        records: true,
+        facts: true,
+    };
+    /// `compact`'s report: the findings, no records.
+    pub const REPORT: Wants = Wants {
+        records: false,
+        facts: true,
+    };
+    /// `compact -o -`: the history alone.
+    pub const HISTORY: Wants = Wants {
+        records: false,
+        facts: false,
+    };
+}
+
 /// `plan` carried out on `before` with the text `summary` gives inserted (asked once the
-/// summarized range's facts are being read beside it). `records`: the compacted history keeps
-/// its messages' raw records, as one that will be planned again needs (a preset with a guard
-/// plans it here, and so always keeps them).
+/// summarized range's facts are being read beside it), with what `wants` asks for.
 pub fn carry_out(
     before: &Analysis,
     plan: &Plan,
     summarizer: String,
     summary: impl FnOnce() -> Option<String>,
     masked: usize,
-    records: bool,
-) -> Compacted {
-    carry_out_with(before, plan, summarizer, summary, masked, records, true)
-}
-
-/// [`carry_out`]; `facts`: the summarized range's facts are read, for the `summary-evidence`
-/// finding (not read where no finding is shown, as for `compact -o -`).
-pub fn carry_out_with(
-    before: &Analysis,
-    plan: &Plan,
-    summarizer: String,
-    summary: impl FnOnce() -> Option<String>,
-    masked: usize,
-    records: bool,
-    facts: bool,
+    wants: Wants,
 ) -> Compacted {
     let framework = presets::find(plan.preset).ok();
     let guards = framework.is_some_and(|p| p.guards());
+    let Wants { records, facts } = wants;
     let input = PlanInput {
         after_records: records || guards,
         ..PlanInput::new(before)
@@ -240,8 +254,8 @@ mod tests {
                         .as_ref()
                         .map(|_| preset::offline_summary(p, &PlanInput::new(&a), &plan))
                 };
-                let all = carry_out(&a, &plan, "offline".into(), digest, 0, false);
-                let some = carry_out_with(&a, &plan, "offline".into(), digest, 0, false, false);
+                let all = carry_out(&a, &plan, "offline".into(), digest, 0, Wants::REPORT);
+                let some = carry_out(&a, &plan, "offline".into(), digest, 0, Wants::HISTORY);
                 let evidence = |c: &Compacted| {
                     (c.findings.iter())
                         .filter(|f| f.code == "summary-evidence")
@@ -279,8 +293,15 @@ mod tests {
                 };
                 let (s1, s2) = (digest(&shown_plan), digest(&kept_plan));
                 assert_eq!(s1, s2, "{} {file}", p.name());
-                let inspector = carry_out(&a, &shown_plan, "offline".into(), || s1, 0, true);
-                let cli = carry_out(&a, &kept_plan, "offline".into(), || s2, 0, false);
+                let inspector = carry_out(
+                    &a,
+                    &shown_plan,
+                    "offline".into(),
+                    || s1,
+                    0,
+                    Wants::INSPECTOR,
+                );
+                let cli = carry_out(&a, &kept_plan, "offline".into(), || s2, 0, Wants::REPORT);
                 assert_eq!(shown(&cli), shown(&inspector), "{} {file}", p.name());
                 let records = |c: &Compacted| {
                     (c.after.session.messages.iter())

@@ -267,7 +267,12 @@ pub fn run(job: Job, cancel: &Cancel, send: &mut dyn FnMut(Msg)) {
                 })
             };
             let done = crate::compaction::carry_out::carry_out(
-                &analysis, &plan, summarizer, summary, 0, true,
+                &analysis,
+                &plan,
+                summarizer,
+                summary,
+                0,
+                crate::compaction::carry_out::Wants::INSPECTOR,
             );
             send(Msg::Compacted(Box::new(Compacted { plan: *plan, done })));
         }

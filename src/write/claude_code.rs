@@ -12,6 +12,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{json, Map, Value};
 
+use crate::session::raw_lines::Block;
 use crate::session::{Part, RawLines, Session};
 
 /// Fields every Claude Code line carries, copied from the original onto the compaction lines.
@@ -109,10 +110,10 @@ fn write_in_runs(
     let (text, n) = crate::secrets::mask(text);
     masked += n;
     let kept = kept.as_deref().unwrap_or(&after);
-    let kept_uuids: Vec<Value> =
-        in_batches((lines, batch), kept, |block, &i| line_uuid(&block.get(i)?))
-            .flatten()
-            .collect();
+    let kept_uuids: Vec<Value> = runs((lines, batch), kept, |block, i| line_uuid(&block.get(i)?))
+        .filter_map(|(_, made)| made)
+        .flat_map(|(_, uuids)| uuids.into_iter().flatten())
+        .collect();
     let boundary_id = uuid_from(&[&text, "boundary", &pre_tokens.to_string()]);
     let summary_id = uuid_from(&[&text, "summary"]);
     let mut metadata = json!({"trigger": "manual", "preTokens": pre_tokens});
@@ -169,15 +170,14 @@ const BATCH_BYTES: usize = 8 << 20;
 /// Lines of a run below which it is mapped on one core.
 const PARALLEL_LINES: usize = if cfg!(test) { 2 } else { 256 };
 
-/// `f` of each of `records` (source line numbers) and the block holding it, in order: the
-/// records taken in runs whose lines span at most `batch` bytes of the source (or one line),
-/// each run's lines read at once and mapped on every core. A run whose lines can no longer be
-/// read maps to nothing.
-fn in_batches<'l, R: Send>(
-    (lines, batch): (&'l RawLines, usize),
+/// The runs of `records` (source line numbers) in order, each with its lines read at once and
+/// `f` of each of its records mapped on every core: a run spans at most `batch` bytes of the
+/// source (or one line). A run whose lines can no longer be read yields no block.
+fn runs<'l, 'a, R: Send>(
+    (lines, batch): (&'l RawLines<'a>, usize),
     records: &'l [usize],
-    f: impl Fn(&crate::session::raw_lines::Block, &usize) -> R + Sync + 'l,
-) -> impl Iterator<Item = R> + 'l {
+    f: impl Fn(&Block, usize) -> R + Sync + 'l,
+) -> impl Iterator<Item = (&'l [usize], Option<(Block<'l, 'a>, Vec<R>)>)> + 'l {
     let mut rest = records;
     std::iter::from_fn(move || {
         let (&first, _) = rest.split_first()?;
@@ -192,17 +192,17 @@ fn in_batches<'l, R: Send>(
         }
         let (run, next) = rest.split_at(n);
         rest = next;
-        let out: Vec<R> = match lines.block(lo, hi) {
-            Some(block) => crate::par::map(run, PARALLEL_LINES, |i| f(&block, i), |_| {}),
-            None => Vec::new(),
-        };
-        Some(out)
+        let made = lines.block(lo, hi).map(|block| {
+            let made = crate::par::map(run, PARALLEL_LINES, |&i| f(&block, i), |_| {});
+            (block, made)
+        });
+        Some((run, made))
     })
-    .flatten()
 }
 
-/// The lines `records` of the source copied to `out`, each with its secrets masked; the first
-/// one there is hangs from `parent` when given.
+/// The lines `records` of the source copied to `out`, each with its secrets masked (a line
+/// without any written from the run's bytes as it was); the first one there is hangs from
+/// `parent` when given.
 fn copy_lines(
     out: &mut dyn std::io::Write,
     (lines, batch): (&RawLines, usize),
@@ -212,18 +212,40 @@ fn copy_lines(
 ) -> std::io::Result<()> {
     // Only the first line the source has gets the parent.
     let first = parent.and_then(|_| records.iter().position(|&i| i < lines.len()));
-    let each = |block: &crate::session::raw_lines::Block, i: &usize| {
-        let hang = first
-            .filter(|&at| std::ptr::eq(&records[at], i))
-            .and(parent);
-        let raw = block.get(*i)?;
-        let (line, n) = masked_line(&raw, hang);
-        Some((line.into_owned(), n))
+    let hang = first.map(|at| records[at]);
+    let mut hung = false;
+    // A changed line, made on every core; `None` where the line is written as it was.
+    let each = |block: &Block, i: usize| -> Option<(String, usize)> {
+        let raw = block.get(i)?;
+        match masked_line(&raw, None) {
+            (std::borrow::Cow::Owned(line), n) => Some((line, n)),
+            (std::borrow::Cow::Borrowed(_), _) => None,
+        }
     };
-    for (line, n) in in_batches((lines, batch), records, each).flatten() {
-        *masked += n;
-        out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")?;
+    for (run, made) in runs((lines, batch), records, each) {
+        let Some((block, made)) = made else { continue };
+        for (&i, changed) in run.iter().zip(made) {
+            let Some(raw) = block.get(i) else { continue };
+            let line = match changed {
+                _ if !hung && hang == Some(i) => {
+                    hung = true;
+                    let (line, n) = masked_line(&raw, parent);
+                    *masked += n;
+                    line.into_owned()
+                }
+                Some((line, n)) => {
+                    *masked += n;
+                    line
+                }
+                None => {
+                    out.write_all(raw.as_bytes())?;
+                    out.write_all(b"\n")?;
+                    continue;
+                }
+            };
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
     }
     Ok(())
 }

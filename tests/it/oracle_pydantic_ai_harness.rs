@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use support::{check_fates, check_summarizer};
 
 use ctxray::analysis::{Analysis, Options};
-use ctxray::compaction::carry_out::carry_out;
+use ctxray::compaction::carry_out::{carry_out, Wants};
 use ctxray::compaction::preset::{self, PlanInput};
 use ctxray::formats::load_path;
 use ctxray::tokens::Registry;
@@ -166,7 +166,7 @@ fn check_history(g: &Value, a: &Analysis, plan: &ctxray::compaction::Plan) -> Ve
             "oracle".into(),
             || summary.map(str::to_string),
             0,
-            false,
+            Wants::REPORT,
         );
         if done.rejected == shrank {
             bad.push(format!(

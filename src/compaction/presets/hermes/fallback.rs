@@ -178,7 +178,7 @@ fn bullets(items: &[String], limit: usize) -> String {
 }
 
 /// What the turns yield, section by section.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Anchors {
     user_asks: Vec<String>,
     assistant_actions: Vec<String>,
@@ -189,6 +189,11 @@ struct Anchors {
 }
 
 fn anchors(turns: &[HMsg]) -> Anchors {
+    anchors_in(turns, WINDOW)
+}
+
+/// [`anchors`], `window` turns at a time.
+fn anchors_in(turns: &[HMsg], window: usize) -> Anchors {
     let mut a = Anchors::default();
     // `call_id_to_tool`: the last call of each id.
     let mut by_id: HashMap<String, (String, String)> = HashMap::default();
@@ -204,15 +209,15 @@ fn anchors(turns: &[HMsg]) -> Anchors {
             })
             .collect()
     };
-    for window in turns.chunks(WINDOW) {
-        let made = crate::par::map(window, 8, redacted, |_| {});
-        for (m, made) in window.iter().zip(made) {
+    for chunk in turns.chunks(window) {
+        let made = crate::par::map(chunk, 8, redacted, |_| {});
+        for (m, made) in chunk.iter().zip(made) {
             anchor_calls(m, made, &mut by_id, &mut a.files);
         }
     }
-    for window in turns.chunks(WINDOW) {
-        let texts = crate::par::map(window, 8, |m| compact_turn(m.content()), |_| {});
-        for (m, text) in window.iter().zip(texts) {
+    for chunk in turns.chunks(window) {
+        let texts = crate::par::map(chunk, 8, |m| compact_turn(m.content()), |_| {});
+        for (m, text) in chunk.iter().zip(texts) {
             anchor_turn(m, text, &by_id, &mut a);
         }
     }
@@ -446,6 +451,32 @@ mod tests {
         assert_eq!(a.files, ["src/a.rs", "/a.rs", "/w", "~/notes.md"]);
         assert_eq!(a.assistant_actions, ["Called tool(s): read_file"]);
         assert_eq!(a.last_turns[1], "ASSISTANT: tool calls: read_file");
+    }
+
+    /// The anchors are the same whatever the window the turns' texts are made in.
+    #[test]
+    fn the_anchors_do_not_depend_on_the_window() {
+        let turns: Vec<HMsg> = (0..37)
+            .map(|i| {
+                let text = format!("step {i} failed at /src/m{i}.rs token=ghp_{}", "a".repeat(i));
+                msg(match i % 3 {
+                    0 => json!({"role": "user", "content": text}),
+                    1 => json!({"role": "assistant", "content": text, "tool_calls": [
+                        {"id": format!("c{}", i % 7), "type": "function", "function": {"name": format!("t{i}"), "arguments": format!("{{\"path\": \"/p{i}\"}}")}}
+                    ]}),
+                    _ => json!({"role": "tool", "tool_call_id": format!("c{}", (i - 1) % 7), "content": text}),
+                })
+            })
+            .collect();
+        let whole = format!("{:?}", anchors_in(&turns, 1000));
+        assert!(whole.contains("t34") && whole.contains("/p1"), "{whole}");
+        for window in [1, 3, 8] {
+            assert_eq!(
+                format!("{:?}", anchors_in(&turns, window)),
+                whole,
+                "window {window}"
+            );
+        }
     }
 
     #[test]

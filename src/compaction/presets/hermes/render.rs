@@ -135,11 +135,16 @@ fn shown(m: &HMsg) -> Shown {
 /// `_serialize_for_summary`; `offset` is the list position of `turns[0]`. What each message
 /// shows is made on every core, a window of messages at a time; the caps, in order.
 pub fn serialize(turns: &[HMsg], offset: usize, cuts: &mut Cuts) -> String {
+    serialize_in(turns, offset, cuts, WINDOW)
+}
+
+/// [`serialize`], `window` messages at a time.
+fn serialize_in(turns: &[HMsg], offset: usize, cuts: &mut Cuts, window: usize) -> String {
     let mut parts = Vec::new();
-    for (w, window) in turns.chunks(WINDOW).enumerate() {
-        let made = crate::par::map(window, 8, shown, |_| {});
+    for (w, chunk) in turns.chunks(window).enumerate() {
+        let made = crate::par::map(chunk, 8, shown, |_| {});
         for (k, m) in made.into_iter().enumerate() {
-            let pos = offset + w * WINDOW + k;
+            let pos = offset + w * window + k;
             parts.push(serialized(m, pos, cuts));
         }
     }
@@ -351,4 +356,52 @@ pub fn bound_input(text: &str, max_chars: usize) -> (String, usize) {
         tail.trim_start_matches(py::is_space)
     );
     (out, omitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Turns of every role, some with bodies and arguments long enough to be cut.
+    fn turns(n: usize) -> Vec<HMsg> {
+        (0..n)
+            .map(|i| {
+                let body = format!("turn {i} api_key=sk-{} ", "x".repeat(20)).repeat(1 + i % 5 * 90);
+                let v = match i % 4 {
+                    0 => json!({"role": "user", "content": body}),
+                    1 => json!({"role": "assistant", "content": body, "tool_calls": [
+                        {"id": format!("c{i}"), "type": "function",
+                         "function": {"name": "write", "arguments": "y".repeat(i % 3 * 900)}}
+                    ]}),
+                    2 => json!({"role": "tool", "tool_call_id": format!("c{}", i - 1), "content": body}),
+                    _ => json!({"role": "assistant", "content": [{"type": "text", "text": body}]}),
+                };
+                HMsg::new(i, v.as_object().unwrap().clone())
+            })
+            .collect()
+    }
+
+    /// The request and its cuts are the same whatever the window the bodies are made in: each
+    /// message keeps its own place.
+    #[test]
+    fn the_request_does_not_depend_on_the_window() {
+        let turns = turns(41);
+        let made = |window: usize| {
+            let mut cuts = Cuts::default();
+            let text = serialize_in(&turns, 5, &mut cuts, window);
+            (text, cuts.bodies, cuts.args)
+        };
+        let whole = made(1000);
+        assert!(
+            whole.1.len() > 5 && whole.2.len() >= 3,
+            "{:?} {:?}",
+            whole.1,
+            whole.2
+        );
+        assert!(!whole.0.contains("sk-xxxxxxxxxxxxxxxxxxxx"));
+        for window in [1, 3, 8] {
+            assert_eq!(made(window), whole, "window {window}");
+        }
+    }
 }
