@@ -106,15 +106,24 @@ fn may_follow_keyword(text: &[u8], at: usize) -> bool {
     }
 }
 
+/// What one pass over a text tells of the patterns: which can match in it (a bit per
+/// pattern), and where a credential assignment can (`None`: anywhere).
+struct Words {
+    may: u64,
+    /// The starts of the assignment keywords after which a match can go on, in order.
+    keywords: Option<Vec<usize>>,
+}
+
 /// Which patterns can match in `text` (a bit per pattern): those one of whose words it holds
-/// (a keyword's end only where a match can go on after it), found in one pass. A text with a
-/// character that a case-insensitive pattern's letter folds to outside ASCII (the Kelvin sign
-/// for `k`, the long s for `s`) may match any.
-fn may_match(text: &str) -> u64 {
+/// (a keyword's end only where a match can go on after it), found in one pass, with where
+/// those keywords stand. A text with a character that a case-insensitive pattern's letter
+/// folds to outside ASCII (the Kelvin sign for `k`, the long s for `s`) may match any,
+/// anywhere.
+fn may_match(text: &str) -> Words {
     const FOLDS_TO_ASCII: [&str; 2] = ["\u{212a}", "\u{17f}"];
     let all = (1u64 << patterns().len()) - 1;
-    type Words = (aho_corasick::AhoCorasick, Vec<u64>, Vec<bool>);
-    static WORDS: OnceLock<Words> = OnceLock::new();
+    type Table = (aho_corasick::AhoCorasick, Vec<u64>, Vec<bool>);
+    static WORDS: OnceLock<Table> = OnceLock::new();
     let (words, bits, ends) = WORDS.get_or_init(|| {
         let mut words = Vec::new();
         let mut bits = Vec::new();
@@ -142,18 +151,72 @@ fn may_match(text: &str) -> u64 {
             .expect("the words build");
         (ac, bits, ends)
     });
+    let assignment = assignment_bit();
     let mut may = 0u64;
+    let mut keywords = Some(Vec::new());
     for m in words.find_overlapping_iter(text) {
         let w = m.pattern().as_usize();
         if ends[w] && !may_follow_keyword(text.as_bytes(), m.end()) {
             continue;
         }
-        may |= bits[w];
-        if may == all {
-            break;
+        if bits[w] == all {
+            // A folded letter: any pattern, anywhere.
+            return Words {
+                may: all,
+                keywords: None,
+            };
         }
+        if bits[w] == assignment {
+            if let Some(at) = keywords.as_mut() {
+                at.push(m.start());
+            }
+        }
+        may |= bits[w];
     }
-    may
+    if let Some(at) = keywords.as_mut() {
+        at.sort_unstable();
+    }
+    Words { may, keywords }
+}
+
+/// The bit of the credential-assignment pattern.
+fn assignment_bit() -> u64 {
+    static BIT: OnceLock<u64> = OnceLock::new();
+    *BIT.get_or_init(|| {
+        patterns()
+            .iter()
+            .position(|p| p.kind == "credential-assignment")
+            .map_or(0, |i| 1 << i)
+    })
+}
+
+/// Whether a credential assignment's match can hold `c`: its name (ASCII letters and
+/// digits, `_`, `-`, and the two characters that fold to an ASCII letter), quotes, spaces
+/// (`\s`: White_Space), `=` and `:`, and its value's characters.
+fn in_assignment(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '_' | '-' | '"' | '\'' | '=' | ':' | '.' | '~' | '+' | '/' | '\u{212a}' | '\u{17f}'
+        )
+        || c.is_whitespace()
+}
+
+/// The run of characters an assignment can hold around byte `at` of `text`: every match of
+/// the pattern lies within one such run, so the runs holding a keyword are the only places
+/// to search.
+fn assignment_run(text: &str, at: usize) -> std::ops::Range<usize> {
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| in_assignment(c))
+        .last()
+        .map_or(at, |(i, _)| i);
+    let end = text[at..]
+        .char_indices()
+        .find(|&(_, c)| !in_assignment(c))
+        .map_or(text.len(), |(i, _)| at + i);
+    start..end
 }
 
 /// Secrets in `text`, in order, not overlapping. For assignment and header patterns the match
@@ -188,19 +251,23 @@ fn is_secret_var(name: &str) -> bool {
 
 /// `find` with `env` as the environment's secret values.
 fn find_with(text: &str, env: &[String]) -> Vec<SecretMatch> {
-    find_among(text, env, may_match(text))
+    let words = may_match(text);
+    find_among(text, env, words.may, words.keywords.as_deref())
 }
 
-/// `find_with`, searching with the patterns whose bit is set in `may` only.
-fn find_among(text: &str, env: &[String], may: u64) -> Vec<SecretMatch> {
+/// `find_with`, searching with the patterns whose bit is set in `may` only, and with the
+/// credential-assignment pattern only in the runs around `keywords` (`None`: everywhere).
+fn find_among(
+    text: &str,
+    env: &[String],
+    may: u64,
+    keywords: Option<&[usize]>,
+) -> Vec<SecretMatch> {
     let mut out: Vec<SecretMatch> = Vec::new();
     for value in env {
         for (at, v) in text.match_indices(value.as_str()) {
             let r = at..at + v.len();
-            if !out
-                .iter()
-                .any(|o| o.range.start < r.end && r.start < o.range.end)
-            {
+            if !overlaps(&out, &r) {
                 out.push(SecretMatch {
                     kind: "env-secret",
                     range: r,
@@ -208,34 +275,64 @@ fn find_among(text: &str, env: &[String], may: u64) -> Vec<SecretMatch> {
             }
         }
     }
-    for (i, Pattern { kind, re, .. }) in patterns().iter().enumerate() {
-        if may & (1 << i) == 0 {
+    for (i, pattern) in patterns().iter().enumerate() {
+        let bit = 1 << i;
+        if may & bit == 0 {
             continue;
         }
-        // Find with the fast automata; resolve groups only where something matched.
-        for whole in re.find_iter(text) {
-            let Some(caps) = re.captures_at(text, whole.start()) else {
-                continue;
-            };
-            let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
-                continue;
-            };
-            let value_only = caps.get(1).is_some() && *kind != "url-credentials";
-            if value_only && !looks_random(m.as_str()) {
-                continue;
+        match keywords.filter(|_| bit == assignment_bit()) {
+            Some(keywords) => {
+                // Each run holding a keyword once, searched as the whole text would be there.
+                let mut searched = 0;
+                for &k in keywords {
+                    if k < searched {
+                        continue;
+                    }
+                    let run = assignment_run(text, k);
+                    searched = run.end;
+                    matches_in(pattern, &text[..run.end], run.start, &mut out);
+                }
             }
-            let r = m.range();
-            if out
-                .iter()
-                .any(|o| o.range.start < r.end && r.start < o.range.end)
-            {
-                continue;
-            }
-            out.push(SecretMatch { kind, range: r });
+            None => matches_in(pattern, text, 0, &mut out),
         }
     }
     out.sort_by_key(|m| m.range.start);
     out
+}
+
+fn overlaps(out: &[SecretMatch], r: &Range<usize>) -> bool {
+    out.iter()
+        .any(|o| o.range.start < r.end && r.start < o.range.end)
+}
+
+/// The matches of `pattern` in `text` from byte `from` on, each pushed to `out` unless it
+/// overlaps one found before.
+fn matches_in(pattern: &Pattern, text: &str, from: usize, out: &mut Vec<SecretMatch>) {
+    let Pattern { kind, re, .. } = pattern;
+    let mut at = from;
+    // Found with the fast automata; groups resolved only where something matched.
+    while let Some(whole) = re.find_at(text, at) {
+        at = if whole.end() > whole.start() {
+            whole.end()
+        } else {
+            // An empty match (no pattern has one) moves on by a character.
+            text[whole.end()..]
+                .chars()
+                .next()
+                .map_or(text.len() + 1, |c| whole.end() + c.len_utf8())
+        };
+        let found = re.captures_at(text, whole.start()).and_then(|caps| {
+            let m = caps.get(1).or_else(|| caps.get(0))?;
+            let value_only = caps.get(1).is_some() && *kind != "url-credentials";
+            (!value_only || looks_random(m.as_str())).then(|| m.range())
+        });
+        if let Some(r) = found.filter(|r| !overlaps(out, r)) {
+            out.push(SecretMatch { kind, range: r });
+        }
+        if at > text.len() {
+            break;
+        }
+    }
 }
 
 /// `text` with the environment's own secret values masked (`[REDACTED:env-secret]`), and
@@ -399,8 +496,9 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// Searching only with the patterns whose words the text holds finds what searching
-        /// with all of them finds.
+        /// Searching only with the patterns whose words the text holds, and for a credential
+        /// assignment only in the runs around its keywords, finds what searching the whole
+        /// text with all of them finds.
         #[test]
         fn the_word_filter_never_changes_what_is_found(
             pieces in proptest::collection::vec(proptest::sample::select(&[
@@ -410,13 +508,14 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
                 "u:", "@", "api_key", "API-KEY", "Secret", "TOKEN", "passwd", "PASSWORD", "\u{212a}ey",
                 "\u{17f}ecret", "=", ": ", "\"", " ", "\n", "Zk8qPlm3Vx9Rt2Wn7Yb4", "a1B2c3D4e5F6g7H8i9J0",
                 "0123456789abcdefghijABCDEFGHIJ0123456789", "_", "x", "tokens", "KEYS", "key", "s",
-                "-", "'", "\u{a0}", "\u{3000}", "\u{b}", "\t", "secretary", "_ID",
+                "-", "'", "\u{a0}", "\u{3000}", "\u{b}", "\t", "secretary", "_ID", ",", "(", ".", "/",
+                "+", "~", "\u{e9}", "{", "sk-ant-api03-AAAABBBBCCCCDDDD1234",
             ][..]), 0..16),
         ) {
             let text: String = pieces.concat();
             proptest::prop_assert_eq!(
                 find_with(&text, &[]),
-                find_among(&text, &[], u64::MAX),
+                find_among(&text, &[], u64::MAX, None),
                 "{:?}", text
             );
         }
@@ -425,25 +524,25 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
     #[test]
     fn a_pattern_whose_words_are_absent_is_not_searched_with() {
         let bit = |kind: &str| 1u64 << patterns().iter().position(|p| p.kind == kind).unwrap_or(63);
-        let may = may_match("export OPENAI_API_KEY=abc; see https://x");
+        let may = may_match("export OPENAI_API_KEY=abc; see https://x").may;
         assert_ne!(may & bit("credential-assignment"), 0);
         assert_ne!(may & bit("url-credentials"), 0);
         assert_eq!(may & bit("jwt"), 0);
         assert_eq!(may & bit("private-key"), 0);
-        assert_eq!(may_match("plain words only"), 0);
+        assert_eq!(may_match("plain words only").may, 0);
         // A keyword's word followed by what no match can hold after it.
         assert_eq!(
-            may_match("input_tokens, keyboard, secretary, a token here, TOKEN_ID _, key"),
+            may_match("input_tokens, keyboard, secretary, a token here, TOKEN_ID _, key").may,
             0
         );
         for after in [
             "_ID=", "-x-2:", "\"=", "': ", " \t=", "=", ":", "\u{a0}", " \u{b}:",
         ] {
-            let may = may_match(&format!("token{after}"));
+            let may = may_match(&format!("token{after}")).may;
             assert_ne!(may & bit("credential-assignment"), 0, "{after:?}");
         }
         let all = (1u64 << patterns().len()) - 1;
-        assert_eq!(may_match("\u{212a}EY"), all);
-        assert_eq!(may_match("pa\u{17f}\u{17f}word"), all);
+        assert_eq!(may_match("\u{212a}EY").may, all);
+        assert_eq!(may_match("pa\u{17f}\u{17f}word").may, all);
     }
 }
