@@ -734,23 +734,24 @@ pub(super) fn esc(s: &str) -> String {
 /// [`esc`], appended to `out`.
 fn esc_into(out: &mut String, s: &str) {
     out.reserve(s.len());
-    // Runs of characters that stand as they are are copied whole; only the bytes of a
-    // character outside ASCII are read as one.
+    // Runs of bytes that stand as they are are copied whole; a byte is looked at only when
+    // it may need showing otherwise (see `STOPS`), and only such a byte that leads a character
+    // outside ASCII has its character read.
     let bytes = s.as_bytes();
     let (mut copied, mut at) = (0, 0);
-    while at < bytes.len() {
+    while let Some(stop) = bytes[at..].iter().position(|&b| STOPS[usize::from(b)]) {
+        at += stop;
         let b = bytes[at];
         let (len, shown): (usize, Option<std::borrow::Cow<str>>) = if b < 0x80 {
             let shown = match b {
-                b'&' => Some("&amp;".into()),
-                b'<' => Some("&lt;".into()),
-                b'>' => Some("&gt;".into()),
-                b'"' => Some("&quot;".into()),
-                b'\'' => Some("&#39;".into()),
-                b'\n' | b'\t' | 0x20..=0x7e => None,
-                _ => Some(unsafe_shown(char::from(b))),
+                b'&' => "&amp;".into(),
+                b'<' => "&lt;".into(),
+                b'>' => "&gt;".into(),
+                b'"' => "&quot;".into(),
+                b'\'' => "&#39;".into(),
+                _ => unsafe_shown(char::from(b)),
             };
-            (1, shown)
+            (1, Some(shown))
         } else {
             let c = s[at..].chars().next().unwrap_or_default();
             let unsafe_ = crate::text::sanitize::is_unsafe(c, crate::text::Mode::Block);
@@ -765,6 +766,30 @@ fn esc_into(out: &mut String, s: &str) {
     }
     out.push_str(&s[copied..]);
 }
+
+/// The bytes `esc_into` looks at: the five HTML escapes, the ASCII controls but newline and
+/// tab, and the first bytes of every character outside ASCII that is unsafe on a page
+/// (U+0080–U+009F, U+061C, and the U+2000 block's separators and bidi controls). No byte of a
+/// character outside ASCII is ASCII, and these are first bytes, so a stop is always where a
+/// character starts.
+static STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b != b'\n' as usize && b != b'\t' as usize;
+        b += 1;
+    }
+    t[0x7f] = true;
+    t[b'&' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[0xc2] = true;
+    t[0xd8] = true;
+    t[0xe2] = true;
+    t
+};
 
 /// A character that must not reach the page as itself, as the page shows it.
 fn unsafe_shown(c: char) -> std::borrow::Cow<'static, str> {
@@ -856,7 +881,7 @@ mod tests {
         /// ASCII: the page is the one escaping a character at a time gives.
         #[test]
         fn escaping_runs_is_escaping_each_character(
-            s in "[a<>&\"' \n\t\u{0}\u{1b}\u{7f}\u{85}\u{2028}\u{202e}é中🙂z]{0,40}"
+            s in "[a<>&\"' \n\t\u{0}\u{1b}\u{7f}\u{85}\u{a0}\u{61c}\u{60c}\u{200e}\u{2028}\u{2029}\u{202e}\u{2069}\u{2013}é中🙂z]{0,40}"
         ) {
             let mut want = String::new();
             for ch in s.chars() {
