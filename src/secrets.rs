@@ -122,9 +122,8 @@ struct Words {
 fn may_match(text: &str) -> Words {
     const FOLDS_TO_ASCII: [&str; 2] = ["\u{212a}", "\u{17f}"];
     let all = (1u64 << patterns().len()) - 1;
-    type Table = (aho_corasick::AhoCorasick, Vec<u64>, Vec<bool>);
     static WORDS: OnceLock<Table> = OnceLock::new();
-    let (words, bits, ends) = WORDS.get_or_init(|| {
+    let table = WORDS.get_or_init(|| {
         let mut words = Vec::new();
         let mut bits = Vec::new();
         let mut ends = Vec::new();
@@ -149,14 +148,73 @@ fn may_match(text: &str) -> Words {
             .ascii_case_insensitive(true)
             .build(&words)
             .expect("the words build");
-        (ac, bits, ends)
+        let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
+        Table {
+            ac,
+            bits,
+            ends,
+            longest,
+        }
     });
+    let all_at = |range: &std::ops::Range<usize>| words_in(text, range.clone(), table);
+    let parts = (text.len() / PARALLEL_TEXT).clamp(1, crate::par::cores());
+    if parts < 2 {
+        return all_at(&(0..text.len()));
+    }
+    // Cut into a part per core: a word is found in the part it starts in.
+    let step = text.len().div_ceil(parts);
+    let ranges: Vec<std::ops::Range<usize>> = (0..parts)
+        .map(|k| k * step..((k + 1) * step).min(text.len()))
+        .collect();
+    let mut found = Words {
+        may: 0,
+        keywords: Some(Vec::new()),
+    };
+    for part in crate::par::each(&ranges, all_at) {
+        found.may |= part.may;
+        match (found.keywords.as_mut(), part.keywords) {
+            (Some(at), Some(more)) => at.extend(more),
+            _ => found.keywords = None,
+        }
+    }
+    found
+}
+
+/// Texts at least this long are read on every core, in as many parts as there are cores
+/// (in tests, short: the parts are then held to the whole).
+const PARALLEL_TEXT: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
+/// The words of every pattern in one automaton: each word's pattern bits, whether it is a
+/// keyword's end (see [`KEYWORD_ENDS`]), and the longest word's length in bytes.
+struct Table {
+    ac: aho_corasick::AhoCorasick,
+    bits: Vec<u64>,
+    ends: Vec<bool>,
+    longest: usize,
+}
+
+/// [`may_match`] for the words that start in bytes `range` of `text`.
+fn words_in(text: &str, range: std::ops::Range<usize>, table: &Table) -> Words {
+    let Table {
+        ac,
+        bits,
+        ends,
+        longest,
+    } = table;
+    let all = (1u64 << patterns().len()) - 1;
     let assignment = assignment_bit();
+    let bytes = text.as_bytes();
+    // A word starting in the range ends at most the longest word's length past it.
+    let end = (range.end + longest).min(bytes.len());
     let mut may = 0u64;
     let mut keywords = Some(Vec::new());
-    for m in words.find_overlapping_iter(text) {
+    for m in ac.find_overlapping_iter(&bytes[range.start..end]) {
+        let (start, stop) = (range.start + m.start(), range.start + m.end());
+        if start >= range.end {
+            continue;
+        }
         let w = m.pattern().as_usize();
-        if ends[w] && !may_follow_keyword(text.as_bytes(), m.end()) {
+        if ends[w] && !may_follow_keyword(bytes, stop) {
             continue;
         }
         if bits[w] == all {
@@ -168,7 +226,7 @@ fn may_match(text: &str) -> Words {
         }
         if bits[w] == assignment {
             if let Some(at) = keywords.as_mut() {
-                at.push(m.start());
+                at.push(start);
             }
         }
         may |= bits[w];
