@@ -294,18 +294,17 @@ pub fn secret_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     if count == 0 {
         return Vec::new();
     }
-    let messages = plan
-        .split
-        .summarized
-        .iter()
-        .copied()
-        .filter(|&i| {
-            session.messages.get(i).is_some_and(|m| {
-                m.parts
-                    .iter()
-                    .any(|p| !crate::secrets::find(&p.plain_text()).is_empty())
-            })
+    // Each summarized message searched on every core.
+    let holds_secret = |&i: &usize| {
+        session.messages.get(i).is_some_and(|m| {
+            m.parts
+                .iter()
+                .any(|p| !crate::secrets::find(&p.plain_text()).is_empty())
         })
+    };
+    let held = crate::par::map(&plan.split.summarized, 256, holds_secret, |_| {});
+    let messages = (plan.split.summarized.iter().zip(held))
+        .filter_map(|(&i, held)| held.then_some(i))
         .collect();
     vec![Finding {
         code: "secret-in-summarizer-input",
