@@ -53,15 +53,57 @@ impl Encoding {
     /// The fast backend's tokenizer; its embedded tables are paged out after the first load
     /// (see `resident`).
     fn fast(self) -> &'static Tokenizer {
-        static O200K: std::sync::Once = std::sync::Once::new();
-        static CL100K: std::sync::Once = std::sync::Once::new();
-        let (tokenizer, loaded) = match self {
-            Encoding::O200kBase => (bpe_openai::o200k_base(), &O200K),
-            Encoding::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
+        static O200K: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
+        static CL100K: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
+        let (cell, tables, split): (_, &[u8], &[(&str, bool)]) = match self {
+            Encoding::O200kBase => (&O200K, O200K_TABLES, &O200K_SPLIT),
+            Encoding::Cl100kBase => (&CL100K, CL100K_TABLES, &CL100K_SPLIT),
         };
-        loaded.call_once(super::resident::release_embedded_tables);
-        tokenizer
+        cell.get_or_init(|| {
+            let tokenizer = tokenizer(tables, split);
+            super::resident::release_embedded_tables();
+            tokenizer
+        })
     }
+}
+
+/// Each encoding's byte-pair tables as `bpe-openai` makes them, less the two automata counting
+/// never reads (see the build script).
+const O200K_TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.lean"));
+const CL100K_TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.lean"));
+
+/// `bpe-openai`'s pre-tokenizing patterns for each encoding (the second, a look-ahead of one
+/// character, stands for `\s+(?!\S)`).
+const O200K_SPLIT: [(&str, bool); 3] = [
+    (
+        concat!(
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "|\\p{N}{1,3}",
+            "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+            "|\\s*[\\r\\n]+",
+            "|\\s+$",
+        ),
+        false,
+    ),
+    ("\\s+\\s", true),
+    ("\\s+", false),
+];
+const CL100K_SPLIT: [(&str, bool); 3] = [
+    (
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$",
+        false,
+    ),
+    ("\\s+\\s", true),
+    ("\\s+", false),
+];
+
+/// The tokenizer of `tables` pre-tokenizing with `split`, as `bpe-openai` builds its own.
+fn tokenizer(tables: &[u8], split: &[(&str, bool)]) -> Tokenizer {
+    #[allow(clippy::expect_used, reason = "tables and patterns made by the build")]
+    let bpe = rmp_serde::from_slice(tables).expect("the embedded tables deserialize");
+    #[allow(clippy::expect_used, reason = "constant patterns")]
+    Tokenizer::new_lookahead(bpe, split, false).expect("the patterns build")
 }
 
 impl fmt::Display for Encoding {
