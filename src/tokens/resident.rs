@@ -1,7 +1,7 @@
 //! Giving back the pages of the serialized tokenizer tables once they are deserialized.
 //!
-//! `bpe-openai` embeds each encoding's tables in the executable (32 MB for o200k) and
-//! deserializes them on first use. The embedded bytes are never read again, but the pages
+//! Each encoding's tables are embedded in the executable (16 MB for o200k, see the build
+//! script) and deserialized on first use. The embedded bytes are never read again, but the pages
 //! read stay resident, counted in the process's memory for its whole life: half of the memory
 //! a small session costs. After a first load, the executable's read-only file-backed mappings
 //! are advised out (`MADV_PAGEOUT`). The kernel drops the clean pages no other process maps;
