@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use bpe_openai::Tokenizer;
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use tiktoken_rs::CoreBPE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,19 +50,20 @@ impl Encoding {
         });
     }
 
-    /// The fast backend's tokenizer; its embedded tables are paged out after the first load
-    /// (see `resident`).
-    fn fast(self) -> &'static Tokenizer {
-        static O200K: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
-        static CL100K: std::sync::OnceLock<Tokenizer> = std::sync::OnceLock::new();
-        let (cell, tables, split): (_, &[u8], &[(&str, bool)]) = match self {
-            Encoding::O200kBase => (&O200K, O200K_TABLES, &O200K_SPLIT),
-            Encoding::Cl100kBase => (&CL100K, CL100K_TABLES, &CL100K_SPLIT),
+    /// The fast backend's byte-pair tables (pre-tokens are split by `split`); the embedded
+    /// tables are paged out after the first load (see `resident`).
+    fn fast(self) -> &'static BytePairEncoding {
+        static O200K: std::sync::OnceLock<BytePairEncoding> = std::sync::OnceLock::new();
+        static CL100K: std::sync::OnceLock<BytePairEncoding> = std::sync::OnceLock::new();
+        let (cell, embedded) = match self {
+            Encoding::O200kBase => (&O200K, O200K_TABLES),
+            Encoding::Cl100kBase => (&CL100K, CL100K_TABLES),
         };
         cell.get_or_init(|| {
-            let tokenizer = tokenizer(tables, split);
+            #[allow(clippy::expect_used, reason = "tables made by the build")]
+            let tables = rmp_serde::from_slice(embedded).expect("the embedded tables deserialize");
             super::resident::release_embedded_tables();
-            tokenizer
+            tables
         })
     }
 }
@@ -71,40 +72,6 @@ impl Encoding {
 /// never reads (see the build script).
 const O200K_TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.lean"));
 const CL100K_TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.lean"));
-
-/// `bpe-openai`'s pre-tokenizing patterns for each encoding (the second, a look-ahead of one
-/// character, stands for `\s+(?!\S)`).
-const O200K_SPLIT: [(&str, bool); 3] = [
-    (
-        concat!(
-            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-            "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-            "|\\p{N}{1,3}",
-            "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-            "|\\s*[\\r\\n]+",
-            "|\\s+$",
-        ),
-        false,
-    ),
-    ("\\s+\\s", true),
-    ("\\s+", false),
-];
-const CL100K_SPLIT: [(&str, bool); 3] = [
-    (
-        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$",
-        false,
-    ),
-    ("\\s+\\s", true),
-    ("\\s+", false),
-];
-
-/// The tokenizer of `tables` pre-tokenizing with `split`, as `bpe-openai` builds its own.
-fn tokenizer(tables: &[u8], split: &[(&str, bool)]) -> Tokenizer {
-    #[allow(clippy::expect_used, reason = "tables and patterns made by the build")]
-    let bpe = rmp_serde::from_slice(tables).expect("the embedded tables deserialize");
-    #[allow(clippy::expect_used, reason = "constant patterns")]
-    Tokenizer::new_lookahead(bpe, split, false).expect("the patterns build")
-}
 
 impl fmt::Display for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,7 +185,7 @@ thread_local! {
 #[derive(Clone, Copy)]
 pub struct Counter {
     encoding: Encoding,
-    fast: &'static Tokenizer,
+    fast: &'static BytePairEncoding,
 }
 
 impl fmt::Debug for Counter {
@@ -270,9 +237,9 @@ impl Counter {
             let mut total = 0;
             super::split::each_piece(self.encoding, text, |piece| {
                 if piece.len() > PIECE_MAX {
-                    total += self.fast.bpe.count(piece.as_bytes());
+                    total += self.fast.count(piece.as_bytes());
                 } else {
-                    total += cache.get_or_count(piece, || self.fast.bpe.count(piece.as_bytes()));
+                    total += cache.get_or_count(piece, || self.fast.count(piece.as_bytes()));
                 }
             });
             total
