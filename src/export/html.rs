@@ -15,8 +15,10 @@ use super::{
 };
 use crate::analysis::Analysis;
 use crate::compaction::Plan;
-use crate::diff::{summarizer_input_chars, Diff};
+use crate::diff::{summarizer_input_chars, Diff, MessageDiff};
+use crate::session::Message;
 use crate::timeline::Timeline;
+use crate::tokens::MessageCount;
 
 pub(super) const CSS: &str = r#"
 :root{color-scheme:light dark;--bg:#fdfdfc;--fg:#1d1f21;--dim:#6a6f75;--line:#d9dce0;--bar:#3b6fd8;
@@ -67,20 +69,31 @@ pub fn render(r: &Report) -> String {
 /// session it is larger than the session). Every piece of session content is masked where it
 /// is put on the page; what is written is masked once more, a piece at a time, each piece
 /// ending where a section, a message or a row does — on a second thread while the next piece
-/// is made.
+/// is made. The rows of the message table and of the diff, most of the page, are masked as
+/// pieces of their own where they are made, on every core, and pass that thread as they are.
 pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     std::thread::scope(|scope| {
-        let (pieces, to_mask) = std::sync::mpsc::sync_channel::<String>(IN_FLIGHT);
+        let (pieces, to_mask) = std::sync::mpsc::sync_channel::<Piece>(IN_FLIGHT);
         let (masked_back, masked) = std::sync::mpsc::channel::<String>();
         scope.spawn(move || {
             for piece in to_mask {
-                if masked_back.send(mask_piece(piece)).is_err() {
+                let text = match piece {
+                    Piece::ToMask(text) => mask_piece(text),
+                    Piece::Masked(text) => text,
+                };
+                if masked_back.send(text).is_err() {
                     break;
                 }
             }
         });
         render_pieces(r, Page::new(w, pieces, masked))
     })
+}
+
+/// A piece handed to the masking thread: to be masked, or masked already (rows).
+enum Piece {
+    ToMask(String),
+    Masked(String),
 }
 
 /// A piece of the page with every secret masked (the piece itself when it holds none).
@@ -138,10 +151,12 @@ const IN_FLIGHT: usize = 2;
 /// The first write that fails ends the writing; its error is the page's.
 struct Page<'w> {
     buf: String,
+    /// Whether `buf` holds rows masked already (`push_masked`), not text to mask.
+    buf_masked: bool,
     w: &'w mut dyn std::io::Write,
     failed: Option<std::io::Error>,
     /// Pieces to mask, and the masked pieces, in the order handed.
-    to_mask: Option<std::sync::mpsc::SyncSender<String>>,
+    to_mask: Option<std::sync::mpsc::SyncSender<Piece>>,
     masked: std::sync::mpsc::Receiver<String>,
     /// Pieces handed and not yet written.
     waiting: usize,
@@ -150,11 +165,12 @@ struct Page<'w> {
 impl<'w> Page<'w> {
     fn new(
         w: &'w mut dyn std::io::Write,
-        to_mask: std::sync::mpsc::SyncSender<String>,
+        to_mask: std::sync::mpsc::SyncSender<Piece>,
         masked: std::sync::mpsc::Receiver<String>,
     ) -> Page<'w> {
         Page {
             buf: String::new(),
+            buf_masked: false,
             w,
             failed: None,
             to_mask: Some(to_mask),
@@ -164,7 +180,26 @@ impl<'w> Page<'w> {
     }
 
     fn push_str(&mut self, s: &str) {
+        self.switch_kind(false);
         self.buf.push_str(s);
+    }
+
+    /// Puts a row masked already (by `mask_piece`, as a piece of its own) on the page; a
+    /// piece ends after it.
+    fn push_masked(&mut self, row: &str) {
+        self.switch_kind(true);
+        self.buf.push_str(row);
+        self.end_piece();
+    }
+
+    /// Hands what collected on when what follows is of the other kind (`masked` or not).
+    fn switch_kind(&mut self, masked: bool) {
+        if self.buf_masked != masked {
+            if !self.buf.is_empty() {
+                self.write_out();
+            }
+            self.buf_masked = masked;
+        }
     }
 
     /// A piece ends here: what collected is written once it is large enough.
@@ -181,7 +216,12 @@ impl<'w> Page<'w> {
             self.buf.clear();
             return;
         }
-        let piece = std::mem::take(&mut self.buf);
+        let text = std::mem::take(&mut self.buf);
+        let piece = if self.buf_masked {
+            Piece::Masked(text)
+        } else {
+            Piece::ToMask(text)
+        };
         let handed = self.to_mask.as_ref().map(|to| to.send(piece));
         match handed {
             Some(Ok(())) => self.waiting += 1,
@@ -231,7 +271,7 @@ impl<'w> Page<'w> {
 
 impl Write for Page<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.buf.push_str(s);
+        self.push_str(s);
         Ok(())
     }
 }
@@ -440,36 +480,57 @@ fn messages(out: &mut Page<'_>, a: &Analysis, plan: Option<&Plan>) {
     let mut marks = a.session.marks.iter().peekable();
     let cols = if plan.is_some() { 7 } else { 6 };
     let all = fates(a, plan);
-    for (m, c) in a.session.messages.iter().zip(&a.counts.messages) {
-        while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
-            let _ = writeln!(
-                out,
-                "<tr class=\"mark\"><td></td><td colspan=\"{cols}\">── {} ──</td></tr>",
-                esc(&mark.kind)
-            );
+    let rows: Vec<(&Message, &MessageCount)> =
+        a.session.messages.iter().zip(&a.counts.messages).collect();
+    let row = |&(m, c): &(&Message, &MessageCount)| {
+        let fate = plan.map(|_| fate_at(&all, m.index));
+        mask_piece(message_row(m, c, fate, largest))
+    };
+    // Rows are made a window at a time on every core (each masks and clips its message's
+    // text) and put on the page in order, the marks between them.
+    for window in rows.chunks(ROWS_AT_ONCE) {
+        let made = crate::par::map(window, PARALLEL_ROWS, row, |_| {});
+        for (&(m, _), html) in window.iter().zip(made) {
+            while let Some(mark) = marks.next_if(|k| k.before_message <= m.index) {
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"mark\"><td></td><td colspan=\"{cols}\">── {} ──</td></tr>",
+                    esc(&mark.kind)
+                );
+            }
+            out.push_masked(&html);
         }
-        let f = plan.map(|_| fate_at(&all, m.index));
-        let width = 160.0 * c.total() as f64 / largest;
-        let text = message_text(&m.parts);
-        let _ = writeln!(
-            out,
-            "<tr id=\"m{i}\" class=\"row-{f}\"><td class=\"n\">{i}</td><td>{}</td>{}<td>{}</td><td>{}</td><td class=\"n\">{}</td>\
-<td><svg class=\"bar\" width=\"160\" height=\"12\" viewBox=\"0 0 160 12\" data-tokens=\"{}\"><rect x=\"0\" y=\"1\" width=\"{width:.1}\" height=\"10\"><title>{} tokens</title></rect></svg></td><td class=\"preview\" title=\"{}\"><div>{}</div></td></tr>",
-            m.role.as_str(),
-            f.map_or(String::new(), |f| format!("<td class=\"fate-{f}\">{f}</td>")),
-            part_summary(&m.parts),
-            esc(&m.tool_names().join(", ")),
-            thousands(c.total() as u64),
-            c.total(),
-            thousands(c.total() as u64),
-            esc(&clip(&text, 400)),
-            esc(&preview(&text, 80)),
-            i = m.index,
-            f = f.unwrap_or("all"),
-        );
-        out.end_piece();
     }
     out.push_str("</tbody></table></section>\n");
+}
+
+/// Rows made together at most (on every core), and the fewest worth more than one thread (in
+/// tests, few: every page is then made in many windows, each on several threads).
+const ROWS_AT_ONCE: usize = if cfg!(test) { 4 } else { 1024 };
+const PARALLEL_ROWS: usize = if cfg!(test) { 2 } else { 64 };
+/// Characters of the messages whose diff rows are made together at most (their rows are
+/// about as large), unless that is a single message.
+const DIFF_CHARS_AT_ONCE: usize = if cfg!(test) { 256 } else { 8 << 20 };
+
+/// One message's row of the table: its token bar and its text masked, then clipped.
+fn message_row(m: &Message, c: &MessageCount, fate: Option<&str>, largest: f64) -> String {
+    let width = 160.0 * c.total() as f64 / largest;
+    let text = message_text(&m.parts);
+    format!(
+        "<tr id=\"m{i}\" class=\"row-{f}\"><td class=\"n\">{i}</td><td>{}</td>{}<td>{}</td><td>{}</td><td class=\"n\">{}</td>\
+<td><svg class=\"bar\" width=\"160\" height=\"12\" viewBox=\"0 0 160 12\" data-tokens=\"{}\"><rect x=\"0\" y=\"1\" width=\"{width:.1}\" height=\"10\"><title>{} tokens</title></rect></svg></td><td class=\"preview\" title=\"{}\"><div>{}</div></td></tr>\n",
+        m.role.as_str(),
+        fate.map_or(String::new(), |f| format!("<td class=\"fate-{f}\">{f}</td>")),
+        part_summary(&m.parts),
+        esc(&m.tool_names().join(", ")),
+        thousands(c.total() as u64),
+        c.total(),
+        thousands(c.total() as u64),
+        esc(&clip(&text, 400)),
+        esc(&preview(&text, 80)),
+        i = m.index,
+        f = fate.unwrap_or("all"),
+    )
 }
 
 fn split(out: &mut Page<'_>, a: &Analysis, plan: &Plan) {
@@ -594,58 +655,78 @@ Lines <span class=\"sev-error\">highlighted red</span> never reach the summarize
         d.evidence_survival() * 100.0
     );
     out.push_str("<div class=\"diff\">");
-    for m in &d.messages {
-        let frac = if m.raw_chars == 0 {
-            1.0
-        } else {
-            m.seen_chars as f64 / m.raw_chars as f64
-        };
-        let lost = crate::report::lost::Lost::of(m).pieces(
-            esc,
-            |f| format!("<code>{}</code>", esc(&clip(&f.text, 60))),
-            ", ",
-        );
-        let _ = write!(
-            out,
-            "<div class=\"dm\" data-message=\"{i}\"><p class=\"head\"><a href=\"#m{i}\">#{i}</a> {} \
-<svg class=\"seen\" width=\"120\" height=\"10\"><rect class=\"s\" x=\"0\" y=\"0\" width=\"{:.1}\" height=\"10\"/><rect class=\"l\" x=\"{:.1}\" y=\"0\" width=\"{:.1}\" height=\"10\"/></svg> \
-{} / {} chars seen{}</p><pre>",
-            m.role.as_str(),
-            120.0 * frac,
-            120.0 * frac,
-            120.0 * (1.0 - frac),
-            thousands(m.seen_chars as u64),
-            thousands(m.raw_chars as u64),
-            if lost.is_empty() {
-                String::new()
-            } else {
-                format!(" · <span class=\"sev-error\">lost: {}</span>", lost.join(" · "))
-            },
-            i = m.index
-        );
-        if let Some(msg) = a.session.messages.get(m.index) {
-            let seen = crate::diff::message_lines(msg, m);
-            let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
-            for (l, text) in seen.iter().zip(&texts) {
-                let class = if l.seen >= l.chars {
-                    "seen"
-                } else if l.seen == 0 {
-                    "lost"
-                } else {
-                    "cut"
-                };
-                let _ = write!(
-                    out,
-                    "<span class=\"{class}\">{}</span>",
-                    esc(&clip(text, 400))
-                );
-            }
+    // A window of rows at a time on every core (each masks its message's lines), put on the
+    // page in order.
+    let mut rest = d.messages.as_slice();
+    while !rest.is_empty() {
+        let mut take = 0;
+        let mut chars = 0;
+        while take < rest.len() && take < ROWS_AT_ONCE && (take == 0 || chars < DIFF_CHARS_AT_ONCE)
+        {
+            chars += rest[take].raw_chars;
+            take += 1;
         }
-        out.push_str("</pre></div>");
-        out.end_piece();
+        let (window, later) = rest.split_at(take);
+        rest = later;
+        let row = |m: &MessageDiff| mask_piece(diff_row(a, m));
+        for html in crate::par::map(window, 2, row, |_| {}) {
+            out.push_masked(&html);
+        }
     }
     out.push_str("</div></section>\n");
     out.end_piece();
+}
+
+/// One summarized message's piece of the diff: its head (what it loses) and its lines, each
+/// masked, then clipped, marked seen, cut or lost.
+fn diff_row(a: &Analysis, m: &MessageDiff) -> String {
+    let mut out = String::new();
+    let frac = if m.raw_chars == 0 {
+        1.0
+    } else {
+        m.seen_chars as f64 / m.raw_chars as f64
+    };
+    let lost = crate::report::lost::Lost::of(m).pieces(
+        esc,
+        |f| format!("<code>{}</code>", esc(&clip(&f.text, 60))),
+        ", ",
+    );
+    let _ = write!(
+        out,
+        "<div class=\"dm\" data-message=\"{i}\"><p class=\"head\"><a href=\"#m{i}\">#{i}</a> {} \
+<svg class=\"seen\" width=\"120\" height=\"10\"><rect class=\"s\" x=\"0\" y=\"0\" width=\"{:.1}\" height=\"10\"/><rect class=\"l\" x=\"{:.1}\" y=\"0\" width=\"{:.1}\" height=\"10\"/></svg> \
+{} / {} chars seen{}</p><pre>",
+        m.role.as_str(),
+        120.0 * frac,
+        120.0 * frac,
+        120.0 * (1.0 - frac),
+        thousands(m.seen_chars as u64),
+        thousands(m.raw_chars as u64),
+        if lost.is_empty() {
+            String::new()
+        } else {
+            format!(" · <span class=\"sev-error\">lost: {}</span>", lost.join(" · "))
+        },
+        i = m.index
+    );
+    if let Some(msg) = a.session.messages.get(m.index) {
+        let seen = crate::diff::message_lines(msg, m);
+        let texts = masked_lines(seen.iter().map(|l| l.text.as_str()));
+        for (l, text) in seen.iter().zip(&texts) {
+            let class = if l.seen >= l.chars {
+                "seen"
+            } else if l.seen == 0 {
+                "lost"
+            } else {
+                "cut"
+            };
+            let _ = write!(out, "<span class=\"{class}\">");
+            esc_into(&mut out, &clip(text, 400));
+            out.push_str("</span>");
+        }
+    }
+    out.push_str("</pre></div>");
+    out
 }
 
 fn compacted(out: &mut Page<'_>, before: &Analysis, c: super::Compacted) {
@@ -865,6 +946,54 @@ mod tests {
             broken.writes, 1,
             "nothing is written after the first failure"
         );
+    }
+
+    /// The numbers after each `marker` on the page, in order.
+    fn numbers_after(page: &str, marker: &str) -> Vec<usize> {
+        page.match_indices(marker)
+            .filter_map(|(at, _)| {
+                let rest = &page[at + marker.len()..];
+                let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                rest[..digits].parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_made_on_every_core_come_in_order_each_masked() {
+        let mut a = crate::testing::demo();
+        let secret = "sk-proj-abcDEF1234567890ghijKLMN";
+        // A tool's name is put on the rows as it is (the texts are masked where they are
+        // made): only the masking of each row catches it.
+        let mut named = 0;
+        for m in &mut a.session.messages {
+            for p in &mut m.parts {
+                if let crate::session::Part::ToolCall { name, .. } = p {
+                    *name = secret.to_string();
+                    named += 1;
+                }
+            }
+        }
+        assert!(named > 0);
+        let preset = crate::compaction::presets::find("claude-code").unwrap();
+        let input = crate::compaction::preset::PlanInput::new(&a);
+        let plan = crate::testing::fired(&input, preset).expect("a compaction");
+        let d = crate::diff::diff(&a.session, &plan);
+        assert!(d.messages.len() > ROWS_AT_ONCE, "one window only");
+        let r = Report {
+            analysis: &a,
+            messages: true,
+            plan: Some(&plan),
+            diff: Some(&d),
+            compacted: None,
+        };
+        let page = render(&r);
+        assert!(!page.contains(secret));
+        assert!(page.contains("[REDACTED:openai-key]"));
+        let rows: Vec<usize> = (0..a.session.messages.len()).collect();
+        assert_eq!(numbers_after(&page, "<tr id=\"m"), rows);
+        let diffed: Vec<usize> = d.messages.iter().map(|m| m.index).collect();
+        assert_eq!(numbers_after(&page, "data-message=\""), diffed);
     }
 
     #[test]

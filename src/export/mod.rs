@@ -66,14 +66,17 @@ pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
     let found = crate::secrets::find(&joined);
     let mut out = Vec::with_capacity(lines.len());
     let mut start = 0;
+    // The matches are in order and never overlap: those a line holds are a run of them, the
+    // first being the first that ends after the line starts.
+    let mut first = 0;
     for line in lines {
         let end = start + line.len();
         let mut text = String::new();
         let mut at = start;
-        for m in found
-            .iter()
-            .filter(|m| m.range.start < end && m.range.end > start)
-        {
+        while found.get(first).is_some_and(|m| m.range.end <= start) {
+            first += 1;
+        }
+        for m in found[first..].iter().take_while(|m| m.range.start < end) {
             let from = m.range.start.max(start);
             text.push_str(&joined[at.max(start)..from.max(at)]);
             if m.range.start >= start {
@@ -233,6 +236,61 @@ mod tests {
             out,
             ["key:", "[REDACTED:private-key]", "", " after", "plain"]
         );
+    }
+
+    /// `masked_lines` as it was before it walked the matches in order: every match asked of
+    /// every line.
+    fn masked_lines_asking_each(lines: &[&str]) -> Vec<String> {
+        let joined = lines.join("\n");
+        let found = crate::secrets::find(&joined);
+        let mut out = Vec::new();
+        let mut start = 0;
+        for line in lines {
+            let end = start + line.len();
+            let mut text = String::new();
+            let mut at = start;
+            for m in found
+                .iter()
+                .filter(|m| m.range.start < end && m.range.end > start)
+            {
+                let from = m.range.start.max(start);
+                text.push_str(&joined[at.max(start)..from.max(at)]);
+                if m.range.start >= start {
+                    text.push_str(&format!("[REDACTED:{}]", m.kind));
+                }
+                at = m.range.end.min(end);
+            }
+            if at < end {
+                text.push_str(&joined[at.max(start)..end]);
+            }
+            out.push(text);
+            start = end + 1;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Lines of keys, key blocks that span lines, and plain words, in any order: walking
+        /// the matches in order masks each line as asking every match of it does.
+        #[test]
+        fn masking_lines_in_order_is_asking_each_match(
+            pieces in proptest::collection::vec(0usize..6, 0..40),
+        ) {
+            let key = format!("sk-proj-{}", "A1b2C3d4".repeat(4));
+            let words = [
+                "plain words".to_string(),
+                format!("a {key} b {key}"),
+                "-----BEGIN RSA PRIVATE KEY-----".to_string(),
+                "MIIEowIBAAKCAQEA".to_string(),
+                "-----END RSA PRIVATE KEY----- tail".to_string(),
+                format!("API_TOKEN={key}"),
+            ];
+            let lines: Vec<&str> = pieces.iter().map(|&i| words[i].as_str()).collect();
+            proptest::prop_assert_eq!(
+                masked_lines(lines.iter().copied()),
+                masked_lines_asking_each(&lines)
+            );
+        }
     }
 
     #[test]

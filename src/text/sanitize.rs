@@ -105,6 +105,21 @@ pub fn neutralize_line(line: &str) -> Cow<'_, str> {
 /// `s` can reach the result: the rest is never read (a preview of a 5 MB text costs what a
 /// short one does).
 pub fn clip(s: &str, width: usize) -> String {
+    // Printable ASCII is shown as itself, a character a byte: a head of it needs no reading
+    // character by character.
+    let look = s.len().min(width + 1);
+    if s.as_bytes()[..look]
+        .iter()
+        .all(|b| (0x20..0x7f).contains(b))
+    {
+        if s.len() <= width {
+            return s.to_string();
+        }
+        let mut out = String::with_capacity(width + 2);
+        out.push_str(&s[..width.saturating_sub(1)]);
+        out.push('…');
+        return out;
+    }
     let head = s
         .char_indices()
         .nth(width + 1)
@@ -139,6 +154,16 @@ mod tests {
         fn clipping_the_head_equals_clipping_the_whole(
             s in "[a\\n\\t\\x1b\\x7f\\u{9b}\\u{202e}é…]{0,24}",
             width in 0usize..20,
+        ) {
+            prop_assert_eq!(clip(&s, width), clip_whole(&s, width));
+        }
+
+        /// The same on texts of printable ASCII (read a byte at a time) with at most one
+        /// character that is not, next to either end of that range, anywhere.
+        #[test]
+        fn clipping_printable_ascii_equals_clipping_the_whole(
+            s in "[ a~]{0,22}[\\x1f\\x7fé…\\x1b]?[ a~]{0,4}",
+            width in 0usize..28,
         ) {
             prop_assert_eq!(clip(&s, width), clip_whole(&s, width));
         }
