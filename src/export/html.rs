@@ -607,6 +607,27 @@ fn split(out: &mut Page<'_>, a: &Analysis, plan: &Plan) {
     out.push_str("</section>\n");
 }
 
+/// Bytes of a long text put on the page a piece at a time (in tests, few: a request is then
+/// cut into many).
+const TEXT_PIECE: usize = if cfg!(test) { 64 } else { 1 << 20 };
+
+/// `text` cut into pieces of about `size` bytes, each ending at a line's end (or the text's).
+fn at_lines(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let from = size.min(rest.len());
+        let cut = match rest.as_bytes()[from..].iter().position(|&b| b == b'\n') {
+            Some(at) => from + at + 1,
+            None => rest.len(),
+        };
+        let (piece, later) = rest.split_at(cut);
+        out.push(piece);
+        rest = later;
+    }
+    out
+}
+
 fn summarizer(out: &mut Page<'_>, plan: &Plan) {
     if plan.summarizer.is_empty() {
         return;
@@ -624,7 +645,17 @@ fn summarizer(out: &mut Page<'_>, plan: &Plan) {
             m.role.as_str(),
             thousands(m.content.chars().count() as u64),
         );
-        esc_into(&mut out.buf, &crate::secrets::mask_cow(&m.content).0);
+        // Masked whole, then escaped and masked once more as the page is, in pieces cut at
+        // line ends, a window of them at a time on every core (a request can be as large as
+        // the session).
+        let masked = crate::secrets::mask_cow(&m.content).0;
+        let pieces = at_lines(&masked, TEXT_PIECE);
+        for window in pieces.chunks(crate::par::cores().max(1) * 4) {
+            let made = crate::par::map(window, 2, |p| mask_piece(esc(p)), |_| {});
+            for html in made {
+                out.push_masked(&html);
+            }
+        }
         out.push_str("</pre></details>");
         out.end_piece();
     }
@@ -994,6 +1025,41 @@ mod tests {
         assert_eq!(numbers_after(&page, "<tr id=\"m"), rows);
         let diffed: Vec<usize> = d.messages.iter().map(|m| m.index).collect();
         assert_eq!(numbers_after(&page, "data-message=\""), diffed);
+    }
+
+    #[test]
+    fn a_long_request_is_put_on_the_page_as_it_was_masked_and_escaped_whole() {
+        let a = crate::testing::demo();
+        let preset = crate::compaction::presets::find("claude-code").unwrap();
+        let input = crate::compaction::preset::PlanInput::new(&a);
+        let mut plan = crate::testing::fired(&input, preset).expect("a compaction");
+        let secret = "sk-proj-abcDEF1234567890ghijKLMN";
+        let lines: Vec<String> = (0..40)
+            .map(|i| format!("line {i} of the request"))
+            .collect();
+        plan.summarizer[0].content = format!(
+            "{}\nkey <{secret}> & \"é\"\n\u{1b}]0;x\u{7}",
+            lines.join("\n")
+        );
+        let content = plan.summarizer[0].content.clone();
+        assert!(content.len() > 4 * TEXT_PIECE, "cut into pieces");
+        let whole = esc(&crate::secrets::mask(&content).0);
+        let r = Report {
+            analysis: &a,
+            messages: false,
+            plan: Some(&plan),
+            diff: None,
+            compacted: None,
+        };
+        let page = render(&r);
+        assert!(!page.contains(secret));
+        let section = &page[page.find("<section id=\"summarizer\">").unwrap()..];
+        let shown = &section[section.find("<pre>").unwrap() + 5..section.find("</pre>").unwrap()];
+        assert_eq!(shown, whole);
+        let pieces = at_lines(&content, TEXT_PIECE);
+        assert!(pieces.len() > 2);
+        assert_eq!(pieces.concat(), content);
+        assert!(pieces[..pieces.len() - 1].iter().all(|p| p.ends_with('\n')));
     }
 
     #[test]
