@@ -71,26 +71,39 @@ pub fn masked_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut first = 0;
     for line in lines {
         let end = start + line.len();
-        let mut text = String::new();
-        let mut at = start;
         while found.get(first).is_some_and(|m| m.range.end <= start) {
             first += 1;
         }
-        for m in found[first..].iter().take_while(|m| m.range.start < end) {
-            let from = m.range.start.max(start);
-            text.push_str(&joined[at.max(start)..from.max(at)]);
-            if m.range.start >= start {
-                text.push_str(&format!("[REDACTED:{}]", m.kind));
-            }
-            at = m.range.end.min(end);
-        }
-        if at < end {
-            text.push_str(&joined[at.max(start)..end]);
-        }
-        out.push(text);
+        let held = found[first..].iter().take_while(|m| m.range.start < end);
+        out.push(masked_line(&joined, start..end, held));
         start = end + 1;
     }
     out
+}
+
+/// The line at `line` of `joined` with `held` (the matches it holds, in order) masked: a match
+/// that starts in it leaves `[REDACTED:<kind>]`, one that started on an earlier line leaves
+/// nothing.
+fn masked_line<'m>(
+    joined: &str,
+    line: std::ops::Range<usize>,
+    held: impl Iterator<Item = &'m crate::secrets::SecretMatch>,
+) -> String {
+    let (start, end) = (line.start, line.end);
+    let mut text = String::new();
+    let mut at = start;
+    for m in held {
+        let from = m.range.start.max(start);
+        text.push_str(&joined[at.max(start)..from.max(at)]);
+        if m.range.start >= start {
+            text.push_str(&format!("[REDACTED:{}]", m.kind));
+        }
+        at = m.range.end.min(end);
+    }
+    if at < end {
+        text.push_str(&joined[at.max(start)..end]);
+    }
+    text
 }
 
 /// Each message's fate under `plan` (see [`crate::compaction::plan::Split::fates`]), as the
@@ -247,23 +260,10 @@ mod tests {
         let mut start = 0;
         for line in lines {
             let end = start + line.len();
-            let mut text = String::new();
-            let mut at = start;
-            for m in found
+            let held = found
                 .iter()
-                .filter(|m| m.range.start < end && m.range.end > start)
-            {
-                let from = m.range.start.max(start);
-                text.push_str(&joined[at.max(start)..from.max(at)]);
-                if m.range.start >= start {
-                    text.push_str(&format!("[REDACTED:{}]", m.kind));
-                }
-                at = m.range.end.min(end);
-            }
-            if at < end {
-                text.push_str(&joined[at.max(start)..end]);
-            }
-            out.push(text);
+                .filter(|m| m.range.start < end && m.range.end > start);
+            out.push(masked_line(&joined, start..end, held));
             start = end + 1;
         }
         out

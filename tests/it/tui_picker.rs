@@ -368,17 +368,17 @@ fn the_project_is_the_sessions_working_directory() {
     fs::create_dir_all(&inside).unwrap();
     let line = serde_json::json!({
         "type": "user",
-        "cwd": h.join("work/app").display().to_string(),
+        "cwd": h.join("code/app").display().to_string(),
         "message": {"role": "user", "content": "there"},
     });
     fs::write(inside.join("b.jsonl"), format!("{line}\n")).unwrap();
     let s = picker(h);
     let shot = screen(&s, 120, 8);
     assert!(shot.contains("/home/user/other"), "{shot}");
-    assert!(shot.contains("~/work/app"), "{shot}");
+    assert!(shot.contains("~/code/app"), "{shot}");
     // The filter finds a session by its working directory, and marks it.
     let mut s = s;
-    type_str(&mut s, "work/app");
+    type_str(&mut s, "code/app");
     assert_eq!(s.matches().len(), 1);
 }
 
