@@ -100,7 +100,7 @@ fn check_source(
         .enumerate()
         .map(|(i, a)| {
             let sets = super::demo_sets(a, preset)?;
-            let outcome = super::plan_cmd::plan(a, &preset.preset, &sets)
+            let outcome = super::plan_cmd::plan_read_by_message(a, &preset.preset, &sets)
                 .map(|plan| {
                     let findings: Vec<Finding> =
                         a.findings.iter().chain(&plan.findings).cloned().collect();

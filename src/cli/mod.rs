@@ -545,7 +545,11 @@ fn planned(
     common: &Common,
 ) -> anyhow::Result<(Analysis, crate::compaction::Plan)> {
     let (analysis, sets) = analysed_for(source, preset, common)?;
-    let plan = plan_cmd::plan(&analysis, &preset.preset, &sets)?;
+    // Text shows the request a message at a time; the documents show it whole.
+    let plan = match common.output() {
+        OutputFormat::TEXT => plan_cmd::plan_read_by_message(&analysis, &preset.preset, &sets)?,
+        _ => plan_cmd::plan(&analysis, &preset.preset, &sets)?,
+    };
     Ok((analysis, plan))
 }
 
@@ -656,7 +660,11 @@ fn compact(
         crate::write::check_output(out, force)?;
     }
     let (analysis, sets) = analysed_for(source, preset, common)?;
-    let plan = plan_cmd::to_carry_out(&analysis, &preset.preset, &sets)?;
+    // The offline digest and the text report read the request a message at a time; a
+    // network summarizer and the documents take it whole.
+    let by_message = summarizer.summarizer == SummarizerKind::Offline
+        && (to_stdout || format == OutputFormat::TEXT);
+    let plan = plan_cmd::to_carry_out(&analysis, &preset.preset, &sets, by_message)?;
     // The offline digest is written as the compaction is carried out (`None` here).
     let (name, written, masked) = match summarizer.summarizer {
         SummarizerKind::Offline => ("offline".to_string(), None, 0),

@@ -6,21 +6,34 @@ use std::io::Write;
 
 use super::style::Style;
 use crate::analysis::Analysis;
-use crate::compaction::plan::Plan;
+use crate::compaction::plan::{Plan, PromptMessage, PromptRole};
 use crate::compaction::preset::{self, PlanInput};
+use crate::compaction::request;
 
 /// Runs the preset named `preset` on an analysed session.
 pub fn plan(analysis: &Analysis, preset_name: &str, sets: &[String]) -> anyhow::Result<Plan> {
-    planned(analysis, preset_name, sets, false)
+    planned(analysis, preset_name, sets, false, false)
 }
 
-/// The plan `compact` carries out: the preset may keep what its run left for the compaction.
-pub fn to_carry_out(
+/// `plan` for a command that reads the summarizer request only a message at a time (counts,
+/// scans or previews it): the preset may leave it to render when read (`Plan::deferred`).
+pub fn plan_read_by_message(
     analysis: &Analysis,
     preset_name: &str,
     sets: &[String],
 ) -> anyhow::Result<Plan> {
-    planned(analysis, preset_name, sets, true)
+    planned(analysis, preset_name, sets, false, true)
+}
+
+/// The plan `compact` carries out: the preset may keep what its run left for the compaction,
+/// and leave the request to render when read when `by_message` (see `plan_read_by_message`).
+pub fn to_carry_out(
+    analysis: &Analysis,
+    preset_name: &str,
+    sets: &[String],
+    by_message: bool,
+) -> anyhow::Result<Plan> {
+    planned(analysis, preset_name, sets, true, by_message)
 }
 
 fn planned(
@@ -28,10 +41,12 @@ fn planned(
     preset_name: &str,
     sets: &[String],
     carries_out: bool,
+    defer_request: bool,
 ) -> anyhow::Result<Plan> {
     let preset = presets::find(preset_name)?;
     let input = PlanInput {
         carries_out,
+        defer_request,
         ..PlanInput::new(analysis)
     };
     Ok(preset::run(preset, &input, sets)?)
@@ -101,22 +116,27 @@ pub fn write_text(
         };
         writeln!(out, "{painted}")?;
     }
-    if !plan.summarizer.is_empty() {
+    if !plan.request_is_empty() {
         writeln!(out, "\n{}", st.bold("summarizer request:"))?;
-        for m in &plan.summarizer {
-            let chars = m.content.chars().count();
-            writeln!(out, "  [{}] {} chars", m.role.as_str(), chars)?;
-            for l in m.content.lines().take(12) {
-                writeln!(out, "  {}", st.dim(&clip(l, 140)))?;
+        // Each message's preview made on every core (a deferred request is rendered there),
+        // a window of messages at a time.
+        let preview = |m: &PromptMessage| {
+            let shown: Vec<String> = m.content.lines().take(12).map(|l| clip(l, 140)).collect();
+            let lines = m.content.lines().count();
+            (m.role, m.content.chars().count(), shown, lines)
+        };
+        let deferred = plan.deferred.as_ref();
+        let write = |(role, chars, shown, lines): (PromptRole, usize, Vec<String>, usize)| {
+            writeln!(out, "  [{}] {} chars", role.as_str(), chars)?;
+            for l in shown {
+                writeln!(out, "  {}", st.dim(&l))?;
             }
-            if m.content.lines().count() > 12 {
-                writeln!(
-                    out,
-                    "  {}",
-                    st.dim(&format!("… {} more lines", m.content.lines().count() - 12))
-                )?;
+            if lines > 12 {
+                writeln!(out, "  {}", st.dim(&format!("… {} more lines", lines - 12)))?;
             }
-        }
+            Ok::<(), std::io::Error>(())
+        };
+        request::map_each(&plan.summarizer, deferred, &a.session, 1024, preview, write)?;
     }
     let all: Vec<_> = a.findings.iter().chain(&plan.findings).collect();
     if !all.is_empty() {

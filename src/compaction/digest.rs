@@ -33,6 +33,23 @@ pub fn digest_seen(session: &Session, indices: &[usize], input: &[&str]) -> Stri
     digest_with(session, indices, Some(&Seen::among(input, asking)))
 }
 
+/// `digest_seen` of an input whose pieces are made one at a time (`pieces` gives them anew
+/// each time it is called; `total`: their bytes joined with line breaks).
+pub fn digest_seen_made<S: AsRef<str>, I: Iterator<Item = S>>(
+    session: &Session,
+    indices: &[usize],
+    pieces: impl FnOnce() -> I,
+    total: usize,
+) -> String {
+    let asking = Seen::asking();
+    digest_with(session, indices, Some(&asking));
+    digest_with(
+        session,
+        indices,
+        Some(&Seen::among_made(pieces(), total, asking)),
+    )
+}
+
 fn digest_with(session: &Session, indices: &[usize], seen: Option<&Seen>) -> String {
     let shown = |text: String| -> Option<String> {
         match seen {

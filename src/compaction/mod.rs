@@ -15,6 +15,7 @@ pub mod plan;
 pub mod preset;
 pub mod presets;
 pub mod quiet;
+pub mod request;
 pub mod seen;
 pub mod settings;
 

@@ -1,6 +1,6 @@
 //! A compaction plan: what a preset decided for a session, in framework-neutral terms.
 //!
-//! Owns: `Plan`, `Trigger`, `Split`, `PromptMessage`, the `*_source_indices` derivation of
+//! Owns: `Plan`, `Trigger`, `Split`, the `*_source_indices` derivation of
 //! DESIGN.md's contract, and the findings every plan gets whatever the preset (tool-call
 //! integrity after the cut, messages lost, estimator drift).
 
@@ -8,34 +8,12 @@ use std::any::Any;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+pub use super::request::{PromptMessage, PromptRole};
+
 use super::findings::{Finding, Severity};
+use super::request::Deferred;
 use super::settings::Settings;
 use crate::session::{Part, Session};
-
-/// Literal summarizer roles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptRole {
-    System,
-    User,
-    Assistant,
-}
-
-impl PromptRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PromptRole::System => "system",
-            PromptRole::User => "user",
-            PromptRole::Assistant => "assistant",
-        }
-    }
-}
-
-/// One message of the summarizer request, byte for byte.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptMessage {
-    pub role: PromptRole,
-    pub content: String,
-}
 
 /// Whether the framework's trigger fires, measured with its own estimator.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,11 +107,39 @@ pub struct Plan {
     pub settings: Settings,
     pub trigger: Trigger,
     pub split: Split,
+    /// The summarizer request, rendered (empty when it is `deferred`).
     pub summarizer: Vec<PromptMessage>,
+    /// The request left to be rendered when read, when the plan was asked for one
+    /// (`PlanInput::defer_request`) and its preset renders from the session: read the request
+    /// with [`Plan::request`], which gives either.
+    pub deferred: Option<Deferred>,
     pub insertion: Option<Insertion>,
     pub findings: Vec<Finding>,
     /// What the preset kept of the work that made this plan.
     pub made: Made,
+}
+
+impl Plan {
+    /// The summarizer request one message at a time, rendered or deferred alike (`session`:
+    /// the session the plan was made of).
+    pub fn request<'a>(
+        &'a self,
+        session: &'a Session,
+    ) -> Box<dyn Iterator<Item = std::borrow::Cow<'a, PromptMessage>> + 'a> {
+        super::request::messages(&self.summarizer, self.deferred.as_ref(), session)
+    }
+
+    /// Whether the request has no message.
+    pub fn request_is_empty(&self) -> bool {
+        self.summarizer.is_empty() && self.deferred.as_ref().is_none_or(|d| d.is_empty())
+    }
+
+    /// Renders a deferred request into `summarizer`, for what reads the request whole.
+    pub fn render_request(&mut self, session: &Session) {
+        if let Some(d) = self.deferred.take() {
+            self.summarizer.extend(d.rendered(session));
+        }
+    }
 }
 
 /// What a preset kept of the work that made a plan, so that carrying the plan out
@@ -283,12 +289,20 @@ pub fn common_findings(
 pub fn secret_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut count = 0;
-    for m in &plan.summarizer {
-        for found in crate::secrets::find(&m.content) {
-            count += 1;
-            if !kinds.contains(&found.kind) {
-                kinds.push(found.kind);
-            }
+    let found = |m: &PromptMessage| -> Vec<&'static str> {
+        crate::secrets::find(&m.content)
+            .into_iter()
+            .map(|f| f.kind)
+            .collect()
+    };
+    let deferred = plan.deferred.as_ref();
+    for kind in super::request::map(&plan.summarizer, deferred, session, found)
+        .into_iter()
+        .flatten()
+    {
+        count += 1;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
         }
     }
     if count == 0 {

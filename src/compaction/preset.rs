@@ -44,6 +44,10 @@ pub struct PlanInput<'a> {
     /// left, for `offline_summary` and `compacted` to take rather than run it again, as a
     /// replay's plans (`parsed`) always do. A plan that is only shown keeps nothing.
     pub carries_out: bool,
+    /// The summarizer request may be left to render when read (`Plan::deferred`): the command
+    /// only counts, scans or previews it one message at a time. A preset whose request renders
+    /// the session's messages then keeps which, not their rendering.
+    pub defer_request: bool,
 }
 
 impl<'a> PlanInput<'a> {
@@ -92,6 +96,7 @@ impl<'a> PlanInput<'a> {
             carried: None,
             after_records: true,
             carries_out: false,
+            defer_request: false,
         }
     }
 
@@ -228,6 +233,21 @@ impl CheckPoint {
 /// not quoted).
 pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> String {
     preset.offline_summary(input, plan).unwrap_or_else(|| {
+        if let Some(d) = plan
+            .deferred
+            .as_ref()
+            .filter(|_| plan.summarizer.is_empty())
+        {
+            // Rendered one message at a time, twice: once to measure, once to read.
+            let joined = d.sum(input.session, |m| m.content.len() + 1);
+            let total = joined.saturating_sub(1);
+            let pieces = || d.messages(input.session).map(super::request::content);
+            let summarized = &plan.split.summarized;
+            return match d.is_empty() {
+                true => super::digest::digest(input.session, summarized),
+                false => super::digest::digest_seen_made(input.session, summarized, pieces, total),
+            };
+        }
         let shown: Vec<&str> = plan.summarizer.iter().map(|m| m.content.as_str()).collect();
         if shown.is_empty() {
             return super::digest::digest(input.session, &plan.split.summarized);

@@ -8,6 +8,7 @@
 //! only those of the input are kept. Linear in the input and in each quote.
 //! Must not: decide what a digest lists.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use foldhash::HashSet;
@@ -19,7 +20,7 @@ pub struct Seen<'a> {
 }
 
 enum Held<'a> {
-    Words(HashSet<&'a str>),
+    Words(HashSet<Cow<'a, str>>),
     /// Every word asked is recorded; `holds_all` answers yes and `clip` no, so that no answer
     /// ends a search early and every word a digest could ask is asked.
     Asking(RefCell<HashSet<String>>),
@@ -30,7 +31,7 @@ impl<'a> Seen<'a> {
     pub fn of(pieces: &[&'a str]) -> Seen<'a> {
         let mut words = HashSet::default();
         input_words(pieces, |w| {
-            words.insert(w);
+            words.insert(Cow::Borrowed(w));
             true
         });
         Seen {
@@ -57,7 +58,35 @@ impl<'a> Seen<'a> {
         let mut words = HashSet::default();
         input_words(pieces, |w| {
             if asked.remove(w) {
-                words.insert(w);
+                words.insert(Cow::Borrowed(w));
+            }
+            !asked.is_empty()
+        });
+        Seen {
+            held: Held::Words(words),
+        }
+    }
+
+    /// `among` of an input whose pieces are made one at a time (`total`: bytes of the pieces
+    /// joined with line breaks), each dropped once read: the words held are copied.
+    pub fn among_made<S: AsRef<str>>(
+        pieces: impl Iterator<Item = S>,
+        total: usize,
+        asked: Seen,
+    ) -> Seen<'static> {
+        // Not asking: every word is kept, as `of` keeps them.
+        let (mut asked, every) = match asked.held {
+            Held::Asking(asked) => (asked.into_inner(), false),
+            Held::Words(_) => (HashSet::default(), true),
+        };
+        let mut words = HashSet::default();
+        input_words_made(pieces, total, |w| {
+            if every {
+                words.insert(Cow::Owned(w.to_string()));
+                return true;
+            }
+            if asked.remove(w) {
+                words.insert(Cow::Owned(w.to_string()));
             }
             !asked.is_empty()
         });
@@ -158,14 +187,65 @@ fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// when `each` says so (`false`).
 fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
     let total = pieces.iter().map(|p| p.len()).sum::<usize>() + pieces.len().saturating_sub(1);
-    // Bytes of the joined input before the piece; characters an escape still skips.
-    let mut before = 0;
-    let mut skip = 0usize;
+    let mut reading = Reading::of(total);
     for (i, piece) in pieces.iter().enumerate() {
-        if i > 0 {
-            skip = skip.saturating_sub(1);
-            before += 1;
+        if !reading.piece(piece, i + 1 < pieces.len(), &mut each) {
+            return;
         }
+    }
+}
+
+/// `input_words` of pieces made one at a time (each dropped once read), `total` bytes
+/// joined.
+fn input_words_made<S: AsRef<str>>(
+    pieces: impl Iterator<Item = S>,
+    total: usize,
+    mut each: impl FnMut(&str) -> bool,
+) {
+    let mut reading = Reading::of(total);
+    let mut pieces = pieces.peekable();
+    while let Some(piece) = pieces.next() {
+        let more = pieces.peek().is_some();
+        if !reading.piece(piece.as_ref(), more, &mut each) {
+            return;
+        }
+    }
+}
+
+/// Where `input_words` is in the joined input.
+struct Reading {
+    /// Bytes of the joined input.
+    total: usize,
+    /// Bytes of the joined input before the next piece.
+    before: usize,
+    /// Characters an escape still skips.
+    skip: usize,
+    /// Whether a piece was read (the next one follows a line break).
+    started: bool,
+}
+
+impl Reading {
+    fn of(total: usize) -> Reading {
+        Reading {
+            total,
+            before: 0,
+            skip: 0,
+            started: false,
+        }
+    }
+
+    /// Reads the next piece (`more`: another follows it); `false` when `each` said stop.
+    fn piece<'p>(
+        &mut self,
+        piece: &'p str,
+        more: bool,
+        each: &mut impl FnMut(&'p str) -> bool,
+    ) -> bool {
+        if self.started {
+            self.skip = self.skip.saturating_sub(1);
+            self.before += 1;
+        }
+        self.started = true;
         let bytes = piece.as_bytes();
         // The character at a byte where one starts, and its length: ASCII is read as a byte.
         let char_at = |at: usize| -> (char, usize) {
@@ -180,22 +260,22 @@ fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
         let mut at = 0;
         while at < bytes.len() {
             let (c, len) = char_at(at);
-            if skip > 0 {
-                skip -= 1;
+            if self.skip > 0 {
+                self.skip -= 1;
                 at += len;
                 continue;
             }
             if c == '\\' {
-                let left = total - (before + at);
+                let left = self.total.saturating_sub(self.before + at);
                 // The character after the backslash: in this piece, or the line break.
                 let next = if at + 1 < bytes.len() {
                     Some(char_at(at + 1).0)
-                } else if i + 1 < pieces.len() {
+                } else if more {
                     Some('\n')
                 } else {
                     None
                 };
-                skip = match next {
+                self.skip = match next {
                     Some('n' | 't' | 'r' | 'b' | 'f') => 1,
                     Some('u') if left >= 6 => 5,
                     Some('x') if left >= 4 => 3,
@@ -218,10 +298,11 @@ fn input_words<'a>(pieces: &[&'a str], mut each: impl FnMut(&'a str) -> bool) {
                 at += len;
             }
             if !each(&piece[start..at]) {
-                return;
+                return false;
             }
         }
-        before += piece.len();
+        self.before += piece.len();
+        true
     }
 }
 
@@ -306,7 +387,14 @@ mod tests {
             });
             let joined = pieces.join("\n");
             let want: Vec<String> = joined_words(&joined).into_iter().map(str::to_string).collect();
-            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(&got, &want);
+            // Made one at a time, each piece gone once read: the same words.
+            let mut made = Vec::new();
+            input_words_made(pieces.iter().cloned(), joined.len(), |w| {
+                made.push(w.to_string());
+                true
+            });
+            proptest::prop_assert_eq!(made, want);
         }
     }
 }

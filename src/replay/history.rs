@@ -225,6 +225,7 @@ impl History {
             carried: Some(&self.carried),
             after_records: true,
             carries_out: false,
+            defer_request: false,
         }
     }
 

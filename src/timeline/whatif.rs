@@ -220,6 +220,7 @@ impl Prefix {
             carried: None,
             after_records: true,
             carries_out: false,
+            defer_request: false,
         };
         preset.plan(&input, settings)
     }

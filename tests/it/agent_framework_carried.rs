@@ -57,6 +57,7 @@ fn input<'a>(
         carried: None,
         after_records: true,
         carries_out: false,
+        defer_request: false,
     }
 }
 

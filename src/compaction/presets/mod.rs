@@ -12,7 +12,7 @@ mod hermes;
 mod lc;
 mod openhands;
 mod pydantic_harness;
-mod wire;
+pub(crate) mod wire;
 
 use super::preset::{PlanError, Preset};
 

@@ -6,9 +6,13 @@
 //! the framework's wire format (Responses API items or Anthropic content blocks). Events and
 //! opaque parts are not sent. It must not decide which messages are sent.
 
+use std::borrow::Cow;
+
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::compaction::plan::{PromptMessage, PromptRole};
+use crate::compaction::request::{Deferred, Render};
 use crate::session::{Message, Part, Role};
 
 /// Which wire format tool calls, results and reasoning are written in.
@@ -31,21 +35,42 @@ pub fn role_of(m: &Message) -> Option<PromptRole> {
     }
 }
 
-/// The message as sent, or `None` when it sends nothing (an event, only opaque parts).
+/// The message as sent, or `None` when it sends nothing (an event, only opaque parts): its
+/// parts' renderings joined with line breaks, written into one string.
 pub fn render(m: &Message, wire: Wire) -> Option<PromptMessage> {
     let role = role_of(m)?;
-    let pieces: Vec<String> = m
-        .parts
-        .iter()
-        .filter_map(|p| render_part(p, wire))
-        .collect();
-    if pieces.is_empty() {
-        return None;
+    let mut content = String::new();
+    let mut any = false;
+    for part in &m.parts {
+        let at = content.len();
+        if any {
+            content.push('\n');
+        }
+        if write_part(part, wire, &mut content) {
+            any = true;
+        } else {
+            content.truncate(at);
+        }
     }
-    Some(PromptMessage {
-        role,
-        content: pieces.join("\n"),
-    })
+    any.then_some(PromptMessage { role, content })
+}
+
+/// Whether `render` gives the message (it is no event and has a part other than opaque ones),
+/// told without rendering it.
+pub fn sends(m: &Message) -> bool {
+    role_of(m).is_some() && m.parts.iter().any(|p| !matches!(p, Part::Opaque { .. }))
+}
+
+/// Adds `m` to a deferred request, rendered as `render` renders it in `wire` when read (nothing
+/// when it sends nothing).
+pub fn defer(request: &mut Deferred, m: &Message, wire: Wire) {
+    if sends(m) {
+        let render: Render = match wire {
+            Wire::Responses => |m| render(m, Wire::Responses),
+            Wire::Anthropic => |m| render(m, Wire::Anthropic),
+        };
+        request.push_message(m, render);
+    }
 }
 
 /// The text of a message's text and summary parts, `\n`-joined (what a user typed).
@@ -60,11 +85,60 @@ pub fn plain_text(m: &Message) -> String {
         .join("\n")
 }
 
-fn render_part(part: &Part, wire: Wire) -> Option<String> {
-    let block = match (part, wire) {
-        (Part::Text { text } | Part::Summary { text }, _) => return Some(text.clone()),
-        (Part::Image(_), _) => return Some("[image]".to_string()),
-        (Part::Opaque { .. }, _) => return None,
+/// A tool result's text: its text parts joined with line breaks (`Part::plain_text`),
+/// borrowed when it has one.
+fn result_text(content: &[Part]) -> Cow<'_, str> {
+    let mut texts = content.iter().filter_map(|p| match p {
+        Part::Text { text } => Some(text.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(one), None) => Cow::Borrowed(one),
+        (Some(first), Some(second)) => {
+            let mut out = format!("{first}\n{second}");
+            for t in texts {
+                out.push('\n');
+                out.push_str(t);
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// A Responses API `function_call` item (its keys in the order the item is written).
+#[derive(Serialize)]
+struct FunctionCall<'a> {
+    r#type: &'static str,
+    name: &'a str,
+    arguments: &'a str,
+    call_id: &'a str,
+}
+
+/// A Responses API `function_call_output` item.
+#[derive(Serialize)]
+struct FunctionCallOutput<'a> {
+    r#type: &'static str,
+    call_id: &'a str,
+    output: &'a str,
+}
+
+/// An Anthropic `tool_result` block (`is_error` written only when true).
+#[derive(Serialize)]
+struct ToolResult<'a> {
+    r#type: &'static str,
+    tool_use_id: &'a str,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_error: Option<bool>,
+}
+
+/// Writes the part as sent into `out`; `false` (nothing written) when it is not sent.
+fn write_part(part: &Part, wire: Wire, out: &mut String) -> bool {
+    match (part, wire) {
+        (Part::Text { text } | Part::Summary { text }, _) => out.push_str(text),
+        (Part::Image(_), _) => out.push_str("[image]"),
+        (Part::Opaque { .. }, _) => return false,
         (
             Part::ToolCall {
                 id,
@@ -73,7 +147,15 @@ fn render_part(part: &Part, wire: Wire) -> Option<String> {
                 ..
             },
             Wire::Responses,
-        ) => json!({"type": "function_call", "name": name, "arguments": arguments, "call_id": id}),
+        ) => push_json(
+            out,
+            &FunctionCall {
+                r#type: "function_call",
+                name,
+                arguments,
+                call_id: id,
+            },
+        ),
         (
             Part::ToolCall {
                 id,
@@ -85,37 +167,62 @@ fn render_part(part: &Part, wire: Wire) -> Option<String> {
         ) => {
             let input = serde_json::from_str::<Value>(arguments)
                 .unwrap_or_else(|_| Value::String(arguments.clone()));
-            json!({"type": "tool_use", "id": id, "name": name, "input": input})
-        }
-        (Part::ToolResult { call_id, .. }, Wire::Responses) => {
-            json!({"type": "function_call_output", "call_id": call_id, "output": part.plain_text()})
+            push_json(
+                out,
+                &json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+            );
         }
         (
             Part::ToolResult {
-                call_id, is_error, ..
+                call_id, content, ..
+            },
+            Wire::Responses,
+        ) => push_json(
+            out,
+            &FunctionCallOutput {
+                r#type: "function_call_output",
+                call_id,
+                output: &result_text(content),
+            },
+        ),
+        (
+            Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+                ..
             },
             Wire::Anthropic,
-        ) => {
-            let mut block = json!({"type": "tool_result", "tool_use_id": call_id, "content": part.plain_text()});
-            if *is_error == Some(true) {
-                block["is_error"] = Value::Bool(true);
-            }
-            block
-        }
+        ) => push_json(
+            out,
+            &ToolResult {
+                r#type: "tool_result",
+                tool_use_id: call_id,
+                content: &result_text(content),
+                is_error: (*is_error == Some(true)).then_some(true),
+            },
+        ),
         (Part::Reasoning { text, opaque_len }, Wire::Responses) => {
-            if text.is_empty() && *opaque_len > 0 {
+            let block = if text.is_empty() && *opaque_len > 0 {
                 json!({"type": "reasoning", "encrypted_content": format!("<{opaque_len} bytes>")})
             } else {
                 json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": text}]})
-            }
+            };
+            push_json(out, &block);
         }
         (Part::Reasoning { text, opaque_len }, Wire::Anthropic) => {
-            if text.is_empty() && *opaque_len > 0 {
+            let block = if text.is_empty() && *opaque_len > 0 {
                 json!({"type": "redacted_thinking", "data": format!("<{opaque_len} bytes>")})
             } else {
                 json!({"type": "thinking", "thinking": text})
-            }
+            };
+            push_json(out, &block);
         }
-    };
-    Some(block.to_string())
+    }
+    true
+}
+
+/// `block` as compact JSON, at the end of `out`.
+fn push_json(out: &mut String, block: &impl Serialize) {
+    out.push_str(&serde_json::to_string(block).unwrap_or_default());
 }

@@ -307,6 +307,7 @@ pub fn plan(preset: &AfPreset, input: &PlanInput, settings: &Settings) -> Result
         settings: settings.clone(),
         insertion,
         summarizer,
+        deferred: None,
         trigger,
         split,
         findings: found,

@@ -32,6 +32,7 @@ use crate::compaction::plan::{
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::quiet::Memo;
+use crate::compaction::request::Deferred;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::{Format, RawLines, Role, Session};
 
@@ -154,10 +155,10 @@ impl Preset for ClaudeCode {
             lowered.is_some(),
         );
         let split = make_split(session, &live, fired);
-        let summarizer = if fired {
-            request(session, &live)
-        } else {
-            Vec::new()
+        let (summarizer, deferred) = match fired {
+            true if input.defer_request => (Vec::new(), Some(deferred_request(session, &live))),
+            true => (request(session, &live), None),
+            false => (Vec::new(), None),
         };
         let mut findings = common_findings(session, &split, &trigger, input.real_tokens());
         if let Some(t) = lowered {
@@ -171,7 +172,12 @@ impl Preset for ClaudeCode {
             });
         }
         if fired {
-            findings.extend(claude_findings(input, &split, &summarizer, window, start));
+            let sent = Sent {
+                rendered: &summarizer,
+                deferred: deferred.as_ref(),
+                session,
+            };
+            findings.extend(claude_findings(input, &split, &sent, window, start));
         }
         let position = split.pinned.len();
         Ok(Plan {
@@ -181,6 +187,7 @@ impl Preset for ClaudeCode {
             trigger,
             split,
             summarizer,
+            deferred,
             insertion: fired.then(|| Insertion {
                 role: PromptRole::User,
                 position,
@@ -301,10 +308,38 @@ fn request(session: &Session, live: &[usize]) -> Vec<PromptMessage> {
     out
 }
 
+/// The same request left to be rendered when read.
+fn deferred_request(session: &Session, live: &[usize]) -> Deferred {
+    let mut out = Deferred::default();
+    for m in live.iter().filter_map(|&i| session.messages.get(i)) {
+        wire::defer(&mut out, m, Wire::Anthropic);
+    }
+    out.push_own(PromptMessage {
+        role: PromptRole::User,
+        content: COMPACT_PROMPT.to_string(),
+    });
+    out
+}
+
+/// A plan's request as it was made: rendered, or deferred.
+struct Sent<'a> {
+    rendered: &'a [PromptMessage],
+    deferred: Option<&'a Deferred>,
+    session: &'a Session,
+}
+
+impl Sent<'_> {
+    /// `f` of each message of the request, summed.
+    fn sum(&self, f: impl Fn(&PromptMessage) -> usize + Sync) -> usize {
+        let rendered: usize = self.rendered.iter().map(&f).sum();
+        rendered + self.deferred.map_or(0, |d| d.sum(self.session, f))
+    }
+}
+
 fn claude_findings(
     input: &PlanInput,
     split: &Split,
-    summarizer: &[PromptMessage],
+    summarizer: &Sent,
     window: i64,
     start: usize,
 ) -> Vec<Finding> {
@@ -349,10 +384,10 @@ fn claude_findings(
 fn request_over_window(
     input: &PlanInput,
     split: &Split,
-    summarizer: &[PromptMessage],
+    summarizer: &Sent,
     window: i64,
 ) -> Option<String> {
-    let bytes: usize = summarizer.iter().map(|m| m.content.len()).sum();
+    let bytes = summarizer.sum(|m| m.content.len());
     if (bytes as i64) <= window {
         return None;
     }
@@ -365,9 +400,6 @@ fn request_over_window(
     if content as i64 > 2 * window {
         return Some(format!("over {content}"));
     }
-    let tokens: usize = summarizer
-        .iter()
-        .map(|m| input.counter.count(&m.content))
-        .sum();
+    let tokens = summarizer.sum(|m| input.counter.count(&m.content));
     (tokens as i64 > window).then(|| tokens.to_string())
 }

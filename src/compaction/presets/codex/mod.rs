@@ -31,6 +31,7 @@ use crate::compaction::plan::{
 };
 use crate::compaction::preset::{PlanError, PlanInput, Preset};
 use crate::compaction::quiet::Memo;
+use crate::compaction::request::Deferred;
 use crate::compaction::settings::{Kind, ParamSpec, Settings};
 use crate::session::{Part, Session};
 use history::{carry_user_messages, measure, Carried, History};
@@ -106,7 +107,7 @@ impl Preset for Codex {
         let (value, estimator) = measure(input, &history);
         let fired = value >= limit && !history.items.is_empty();
         let trigger = quiet::trigger(fired, value, estimator, window, limit);
-        let (split, summarizer, insertion, extra) = if fired {
+        let (split, (summarizer, deferred), insertion, extra) = if fired {
             let request = Request::build(input, &history, window);
             let carried = carry_user_messages(session, &history);
             let split = request.split(session, &history, &carried);
@@ -124,7 +125,7 @@ impl Preset for Codex {
         } else {
             (
                 unfired_split(session, &history),
-                Vec::new(),
+                (Vec::new(), None),
                 None,
                 Vec::new(),
             )
@@ -138,6 +139,7 @@ impl Preset for Codex {
             trigger,
             split,
             summarizer,
+            deferred,
             insertion,
             findings,
             made: Default::default(),
@@ -164,7 +166,8 @@ fn unfired_split(session: &Session, history: &History) -> Split {
 
 /// The summarizer request after Codex's trim-oldest-and-retry loop.
 struct Request {
-    messages: Vec<PromptMessage>,
+    /// The request rendered, or left to render when read (`PlanInput::defer_request`).
+    messages: (Vec<PromptMessage>, Option<Deferred>),
     /// History items sent (after trimming).
     sent: Vec<Option<usize>>,
     /// History items removed to fit the window.
@@ -198,18 +201,20 @@ impl Request {
             role: PromptRole::User,
             content: SUMMARIZATION_PROMPT.to_string(),
         };
-        // Each item rendered and counted on the thread free to take it, in order.
+        // Each item rendered and counted on the thread free to take it, in order; a deferred
+        // request keeps only the count.
+        let defer = input.defer_request;
         let rendered = crate::par::map(
             &history.items,
             64,
             |item| {
                 let m = render(item)?;
                 let tokens = input.counter.count(&m.content);
-                Some((*item, m, tokens))
+                Some((*item, (!defer).then_some(m), tokens))
             },
             |_| {},
         );
-        let body: Vec<(Option<usize>, PromptMessage, usize)> =
+        let body: Vec<(Option<usize>, Option<PromptMessage>, usize)> =
             rendered.into_iter().flatten().collect();
         let fixed: usize = head
             .iter()
@@ -226,13 +231,36 @@ impl Request {
         }
         let trimmed = body[..cut].iter().map(|(item, _, _)| *item).collect();
         let body = body.into_iter().skip(cut);
-        let mut messages = head;
         let mut sent = Vec::new();
-        for (item, m, _) in body {
-            sent.push(item);
-            messages.push(m);
-        }
-        messages.push(prompt);
+        let messages = if defer {
+            let mut d = Deferred::default();
+            for m in history
+                .instructions
+                .iter()
+                .filter_map(|&i| session.messages.get(i))
+            {
+                wire::defer(&mut d, m, Wire::Responses);
+            }
+            for (item, _, _) in body {
+                sent.push(item);
+                match item.map(|i| session.messages.get(i)) {
+                    Some(m) => m
+                        .into_iter()
+                        .for_each(|m| wire::defer(&mut d, m, Wire::Responses)),
+                    None => d.extend_own(render(&None)),
+                }
+            }
+            d.push_own(prompt);
+            (Vec::new(), Some(d))
+        } else {
+            let mut messages = head;
+            for (item, m, _) in body {
+                sent.push(item);
+                messages.extend(m);
+            }
+            messages.push(prompt);
+            (messages, None)
+        };
         Request {
             messages,
             sent,

@@ -176,6 +176,7 @@ impl Preset for Custom {
             trigger,
             split,
             summarizer,
+            deferred: None,
             findings,
             made: Default::default(),
         })

@@ -204,6 +204,7 @@ impl Preset for Dimos {
             trigger,
             split,
             summarizer,
+            deferred: None,
             insertion: fired.then(|| Insertion {
                 role: PromptRole::User,
                 position: system,

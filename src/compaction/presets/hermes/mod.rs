@@ -284,6 +284,7 @@ impl Preset for Hermes {
             trigger,
             split,
             summarizer,
+            deferred: None,
             insertion,
             findings: all,
             made,

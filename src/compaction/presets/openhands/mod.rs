@@ -235,6 +235,7 @@ fn build(
         trigger,
         split,
         summarizer,
+        deferred: None,
         insertion: (!forgotten.is_empty()).then(|| Insertion {
             role: PromptRole::User,
             position,

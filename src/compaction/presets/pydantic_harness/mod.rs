@@ -263,6 +263,7 @@ fn plan(
         trigger,
         split,
         summarizer,
+        deferred: None,
         insertion,
         findings,
         made: result::kept(input, outcome.as_ref()),
