@@ -233,14 +233,9 @@ impl Request {
         let body = body.into_iter().skip(cut);
         let mut sent = Vec::new();
         let messages = if defer {
+            // The instructions, already rendered to be counted, are kept as they are.
             let mut d = Deferred::default();
-            for m in history
-                .instructions
-                .iter()
-                .filter_map(|&i| session.messages.get(i))
-            {
-                wire::defer(&mut d, m, Wire::Responses);
-            }
+            head.into_iter().for_each(|m| d.push_own(m));
             for (item, _, _) in body {
                 sent.push(item);
                 match item.map(|i| session.messages.get(i)) {
