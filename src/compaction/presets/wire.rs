@@ -4,7 +4,9 @@
 //! Owns: one `PromptMessage` per model-visible message — role mapped to the literal summarizer
 //! roles, text parts as they are, tool calls, tool results and reasoning as the JSON blocks of
 //! the framework's wire format (Responses API items or Anthropic content blocks). Events and
-//! opaque parts are not sent. It must not decide which messages are sent.
+//! opaque parts are not sent; and telling, without rendering, whether a message sends anything
+//! (`sends`, for a request left to render when read: `defer`). It must not decide which
+//! messages are sent.
 
 use std::borrow::Cow;
 
@@ -225,4 +227,41 @@ fn write_part(part: &Part, wire: Wire, out: &mut String) -> bool {
 /// `block` as compact JSON, at the end of `out`.
 fn push_json(out: &mut String, block: &impl Serialize) {
     out.push_str(&serde_json::to_string(block).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sends` tells what `render` gives, in both wire formats, for every message of the
+    /// fixtures of several formats and for an event and a message of only opaque parts.
+    #[test]
+    fn sends_is_whether_render_gives_the_message() {
+        let mut told = (0, 0);
+        for &file in crate::testing::FORMATS {
+            let a = crate::testing::analysed(file);
+            let mut messages = a.session.messages.clone();
+            let mut opaque = messages[0].clone();
+            opaque.role = Role::User;
+            opaque.parts = vec![Part::Opaque {
+                kind: "x".into(),
+                raw: "{}".into(),
+            }];
+            let mut event = messages[0].clone();
+            event.role = Role::Event;
+            messages.extend([opaque, event]);
+            for m in &messages {
+                for wire in [Wire::Responses, Wire::Anthropic] {
+                    let rendered = render(m, wire).is_some();
+                    assert_eq!(sends(m), rendered, "{file} #{}", m.index);
+                    if rendered {
+                        told.0 += 1;
+                    } else {
+                        told.1 += 1;
+                    }
+                }
+            }
+        }
+        assert!(told.0 > 100 && told.1 >= 14, "{told:?}");
+    }
 }
