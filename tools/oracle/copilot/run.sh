@@ -35,20 +35,23 @@ fi
 mount -t tmpfs tmpfs /tmp
 [ "$(findmnt -n -o FSTYPE /tmp)" = tmpfs ] || { echo "run.sh: no private /tmp" >&2; exit 1; }
 
-WORK=/tmp/work
-HOME_DIR=/tmp/home
+# Everything the run writes lives under the private tmpfs just mounted, at fixed names: the
+# goldens record the project's and the home's paths, so a rerun must give the same ones.
+PRIVATE=/tmp
+WORK="$PRIVATE/work"
+HOME_DIR="$PRIVATE/home"
 SERVER=
 trap '[ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true' EXIT
-mkdir -p "$WORK" "$HOME_DIR" /tmp/project
+mkdir -p "$WORK" "$HOME_DIR" $PRIVATE/project
 npm_config_cache="$WORK/npm-cache" npm install --silent --no-audit --no-fund \
   --prefix "$WORK/npm" "@github/copilot@$VERSION" >/dev/null
 COPILOT="$WORK/npm/node_modules/.bin/copilot"
 
 project() {
-  rm -rf /tmp/project
-  mkdir -p /tmp/project
-  printf 'def add(a, b):\n    return a + b\n' >/tmp/project/calc.py
-  printf '# demo\nA tiny calculator.\n' >/tmp/project/README.md
+  rm -rf $PRIVATE/project
+  mkdir -p $PRIVATE/project
+  printf 'def add(a, b):\n    return a + b\n' >$PRIVATE/project/calc.py
+  printf '# demo\nA tiny calculator.\n' >$PRIVATE/project/README.md
 }
 
 free_port() {
@@ -66,7 +69,7 @@ run() {
   SERVER=$!
   sleep 1
   (
-    cd /tmp/project
+    cd $PRIVATE/project
     env -i PATH="$PATH" TERM=dumb HOME="$HOME_DIR" XDG_CONFIG_HOME="$HOME_DIR/.config" \
       XDG_CACHE_HOME="$HOME_DIR/.cache" XDG_STATE_HOME="$HOME_DIR/.local/state" \
       COPILOT_AUTO_UPDATE=false COPILOT_OFFLINE=true \

@@ -331,8 +331,9 @@ struct Sent<'a> {
 impl Sent<'_> {
     /// `f` of each message of the request, summed.
     fn sum(&self, f: impl Fn(&PromptMessage) -> usize + Sync) -> usize {
-        let rendered: usize = self.rendered.iter().map(&f).sum();
-        rendered + self.deferred.map_or(0, |d| d.sum(self.session, f))
+        crate::compaction::request::map(self.rendered, self.deferred, self.session, f)
+            .into_iter()
+            .sum()
     }
 }
 
