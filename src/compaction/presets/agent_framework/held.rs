@@ -90,7 +90,7 @@ mod tests {
     use crate::compaction::Settings;
 
     fn contents(m: &AfMsg) -> String {
-        serde_json::to_string(&**m.contents).unwrap_or_default()
+        serde_json::to_string(&m.contents.dicts()).unwrap_or_default()
     }
 
     /// After a replay's compaction, the next plan holds each message the framework kept with

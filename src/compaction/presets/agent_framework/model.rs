@@ -167,7 +167,7 @@ impl AfMsg {
         let mut d = Map::new();
         d.insert("type".into(), json!("message"));
         d.insert("role".into(), json!(self.role));
-        d.insert("contents".into(), Value::Array(self.contents.to_vec()));
+        d.insert("contents".into(), Value::Array(self.contents.dicts()));
         for (k, v) in &self.extra {
             d.insert(k.clone(), v.clone());
         }
@@ -184,9 +184,17 @@ impl AfMsg {
 
 /// A message's contents (as `to_dict` dicts), never changed in place: copies of a message
 /// share them, and with them the estimate of the first copy counted (`estimate`).
+///
+/// A tool result rebuilt from the common model with one non-empty text holds that text once:
+/// its `items` (one text content of the same text) are left out of the dict and written back
+/// by [`Contents::dicts`]. Nothing else reads a result's `items` but the summary rendering,
+/// which falls back to `result`, the same text.
 #[derive(Debug, Default)]
 pub struct Contents {
     list: Vec<Value>,
+    /// Whether a `function_result` without `items` stands for one with its `result` as its one
+    /// text item.
+    items_are_result: bool,
     estimate: OnceLock<Estimated>,
 }
 
@@ -203,8 +211,45 @@ impl Contents {
     pub fn new(list: Vec<Value>) -> Arc<Contents> {
         Arc::new(Contents {
             list,
+            items_are_result: false,
             estimate: OnceLock::new(),
         })
+    }
+
+    /// Contents made by `content_of`, whose results may leave their `items` out.
+    fn of_model(list: Vec<Value>) -> Arc<Contents> {
+        Arc::new(Contents {
+            list,
+            items_are_result: true,
+            estimate: OnceLock::new(),
+        })
+    }
+
+    /// The contents as `to_dict` writes them: a result's `items` written back (after
+    /// `result`, where `content_of` would have put them).
+    pub fn dicts(&self) -> Vec<Value> {
+        if !self.items_are_result {
+            return self.list.clone();
+        }
+        self.list
+            .iter()
+            .map(|c| match c.as_object() {
+                Some(map) if ctype(c) == "function_result" && !map.contains_key("items") => {
+                    let mut out = Map::new();
+                    for (k, v) in map {
+                        out.insert(k.clone(), v.clone());
+                        if k == "result" {
+                            out.insert(
+                                "items".into(),
+                                json!([text_content(v.as_str().unwrap_or_default())]),
+                            );
+                        }
+                    }
+                    Value::Object(out)
+                }
+                _ => c.clone(),
+            })
+            .collect()
     }
 
     /// The estimate of the first message counted over these contents.
@@ -399,7 +444,7 @@ fn from_model(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
     let make = || AfMsg {
         role: role.into(),
         id: m.id.clone(),
-        contents: Contents::new(m.parts.iter().map(content_of).collect()),
+        contents: Contents::of_model(m.parts.iter().map(content_of).collect()),
         props: Arc::default(),
         extra: Map::new(),
         origin: None,
@@ -413,11 +458,14 @@ fn from_model(m: &Message, parsed: Option<&Parsed>) -> Option<AfMsg> {
     Some(msg)
 }
 
+/// A text content.
+fn text_content(text: &str) -> Value {
+    json!({"type": "text", "text": text, "additional_properties": {}})
+}
+
 fn content_of(part: &Part) -> Value {
     match part {
-        Part::Text { text } | Part::Summary { text } => {
-            json!({"type": "text", "text": text, "additional_properties": {}})
-        }
+        Part::Text { text } | Part::Summary { text } => text_content(text),
         Part::Reasoning { text, .. } => {
             json!({"type": "text_reasoning", "text": text, "additional_properties": {}})
         }
@@ -439,10 +487,19 @@ fn content_of(part: &Part) -> Value {
             content,
             is_error,
         } => {
-            let text = part.plain_text();
-            let items: Vec<Value> = content.iter().map(content_of).collect();
-            let mut c = json!({"type": "function_result", "call_id": call_id, "result": text,
-                               "items": items, "additional_properties": {}});
+            let mut c = match content.as_slice() {
+                // The text once: `Contents::dicts` writes the items back.
+                [Part::Text { text }] if !text.is_empty() => {
+                    json!({"type": "function_result", "call_id": call_id, "result": text,
+                           "additional_properties": {}})
+                }
+                _ => {
+                    let items: Vec<Value> = content.iter().map(content_of).collect();
+                    json!({"type": "function_result", "call_id": call_id,
+                           "result": part.plain_text(), "items": items,
+                           "additional_properties": {}})
+                }
+            };
             if *is_error == Some(true) {
                 c["exception"] = json!("FunctionInvocationError");
             }
