@@ -165,18 +165,19 @@ pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Di
 }
 
 /// [`diff_range`], taking the facts already read in `ahead`.
-pub fn diff_range_with(
-    session: &Session,
+pub fn diff_range_with<'a>(
+    session: &'a Session,
     indices: &[usize],
     input: &TextIndex,
     ahead: Option<&ahead::Ahead>,
 ) -> Diff {
-    let read: Vec<(usize, &Message)> = indices
+    let read: Vec<(usize, &'a Message)> = indices
         .iter()
         .filter_map(|&i| Some((i, session.messages.get(i)?)))
         .collect();
-    let pending_of =
-        |&(i, m): &(usize, &Message)| pending_of(m, input, ahead.and_then(|a| a.take(i)));
+    let pending_of = |&(i, m): &(usize, &'a Message)| -> Pending<'a> {
+        pending_of(m, input, ahead.and_then(|a| a.take(i)))
+    };
     let mut pending: Vec<Pending> = crate::par::map(&read, 64, pending_of, |_| {});
     let asked: Vec<&[u8]> = pending.iter().flat_map(Pending::waiting).collect();
     let mut answers = input.longest_prefixes_of(&asked).into_iter();

@@ -16,18 +16,20 @@ use super::{argument_values, command_of, content_texts, line_chars, seen_chars, 
 use crate::session::{Message, Part, Role};
 
 /// A string looked for, and the bytes of its longest prefix found (as `TextIndex` reports
-/// it) once known, else how much of it remains to look for.
-struct Ask {
-    text: String,
+/// it) once known, else how much of it remains to look for. The string is borrowed from the
+/// message where the message holds it as it is (a line, a name, an id, a fact of a text part),
+/// so a range whose lines the input lacks is not copied while it waits for the pass.
+struct Ask<'a> {
+    text: Cow<'a, str>,
     /// Bytes of the string (its text is dropped once it is known to be found whole).
     len: usize,
     found: Result<usize, usize>,
 }
 
-impl Ask {
+impl<'a> Ask<'a> {
     /// A string of which only whether it is found whole matters (a name, an id, an argument,
     /// a fact): one the index has cut short cannot be, so it is not asked of the pass.
-    fn new(text: String, input: &TextIndex) -> Ask {
+    fn new(text: Cow<'a, str>, input: &TextIndex) -> Ask<'a> {
         let len = text.len();
         let found = match input.quick_prefix(&text) {
             Err(cut) if cut < len => Ok(0),
@@ -35,7 +37,7 @@ impl Ask {
         };
         // A string found whole is never shown again: only the lost ones are named.
         let text = if found == Ok(len) {
-            String::new()
+            Cow::Borrowed("")
         } else {
             text
         };
@@ -43,9 +45,9 @@ impl Ask {
     }
 
     /// A string known to be found whole.
-    fn whole(len: usize) -> Ask {
+    fn whole(len: usize) -> Ask<'a> {
         Ask {
-            text: String::new(),
+            text: Cow::Borrowed(""),
             len,
             found: Ok(len),
         }
@@ -74,7 +76,7 @@ impl Ask {
 }
 
 /// One message read, with the strings the index could not tell at once still to answer.
-pub struct Pending {
+pub struct Pending<'a> {
     index: usize,
     role: Role,
     raw_chars: usize,
@@ -82,44 +84,50 @@ pub struct Pending {
     /// Characters seen of the lines found at once.
     seen: usize,
     /// The lines still to answer.
-    lines: Vec<Ask>,
+    lines: Vec<Ask<'a>>,
     /// Characters seen of each line, in order (those of `lines` once answered), and where
     /// each of `lines` stands among them.
     lines_seen: Vec<u32>,
     line_at: Vec<usize>,
-    names: Vec<Ask>,
-    ids: Vec<Ask>,
+    names: Vec<Ask<'a>>,
+    ids: Vec<Ask<'a>>,
     arguments_total: usize,
-    arguments: Vec<Ask>,
-    evidence: Vec<(Evidence, Ask)>,
+    arguments: Vec<Ask<'a>>,
+    /// Each fact, and the bytes of its longest prefix found once known, else how much of it
+    /// remains to look for (an `Ask` whose text is the fact's own).
+    evidence: Vec<(Evidence, Result<usize, usize>)>,
 }
 
-impl Pending {
-    fn asks_mut(&mut self) -> impl Iterator<Item = &mut Ask> {
-        let evidence = self.evidence.iter_mut().map(|(_, a)| a);
+impl<'a> Pending<'a> {
+    fn asks_mut(&mut self) -> impl Iterator<Item = &mut Ask<'a>> {
         self.lines
             .iter_mut()
             .chain(&mut self.names)
             .chain(&mut self.ids)
             .chain(&mut self.arguments)
-            .chain(evidence)
     }
 
     /// The strings still to answer, in the order `answer_waiting` takes their answers.
     pub fn waiting(&self) -> impl Iterator<Item = &[u8]> {
-        let evidence = self.evidence.iter().map(|(_, a)| a);
+        let evidence = self
+            .evidence
+            .iter()
+            .filter_map(|(e, found)| found.err().map(|cut| &e.text.as_bytes()[..cut]));
         self.lines
             .iter()
             .chain(&self.names)
             .chain(&self.ids)
             .chain(&self.arguments)
-            .chain(evidence)
             .filter_map(Ask::waiting)
+            .chain(evidence)
     }
 
     pub fn answer_waiting(&mut self, answers: &mut impl Iterator<Item = usize>) {
         for ask in self.asks_mut().filter(|a| a.found.is_err()) {
             ask.answer(answers.next().unwrap_or(0));
+        }
+        for (e, found) in self.evidence.iter_mut().filter(|(_, f)| f.is_err()) {
+            *found = Ok(index::clamped(answers.next().unwrap_or(0), e.text.len()));
         }
     }
 
@@ -132,7 +140,7 @@ impl Pending {
         let lost = |asks: Vec<Ask>| -> Vec<String> {
             asks.into_iter()
                 .filter(|a| !a.found_whole())
-                .map(|a| a.text)
+                .map(|a| a.text.into_owned())
                 .collect()
         };
         let mut tool_names_lost: Vec<String> = Vec::new();
@@ -144,9 +152,9 @@ impl Pending {
         let evidence = self
             .evidence
             .into_iter()
-            .map(|(e, a)| {
-                let s = a.found_whole();
-                (e, s)
+            .map(|(e, found)| {
+                let whole = found == Ok(e.text.len());
+                (e, whole)
             })
             .collect();
         MessageDiff {
@@ -173,7 +181,7 @@ fn chars_u32(n: usize) -> u32 {
 /// Reads `m`: its numbers, what the index tells at once, the rest kept to ask. A tool name,
 /// argument, command or fact that lies inside a line found whole is found whole too, without
 /// asking: most short strings, which only the pass over the whole input could answer.
-pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pending {
+pub fn pending_of<'a>(m: &'a Message, input: &TextIndex, read: Option<FactsAt>) -> Pending<'a> {
     let texts = content_texts(m);
     let mut p = Pending {
         index: m.index,
@@ -209,20 +217,14 @@ pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pend
                 p.line_at.push(p.lines_seen.len());
                 p.lines_seen.push(0);
                 p.lines.push(Ask {
-                    text: line.to_string(),
+                    text: slice(&texts[t], offset, line),
                     len: line.len(),
                     found: Err(cut),
                 });
             }
         });
     }
-    let ask = |text: String| {
-        if whole.contains(text.as_str()) {
-            Ask::whole(text.len())
-        } else {
-            Ask::new(text, input)
-        }
-    };
+    let ask = |text: Cow<'a, str>| asked(text, &whole, input);
     for part in &m.parts {
         match part {
             Part::ToolCall {
@@ -231,14 +233,15 @@ pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pend
                 arguments,
                 ..
             } => {
-                p.names.push(ask(name.clone()));
-                p.ids.push(ask(id.clone()));
+                p.names.push(ask(Cow::Borrowed(name)));
+                p.ids.push(ask(Cow::Borrowed(id)));
                 let values = argument_values(arguments);
                 p.arguments_total += values.len();
-                p.arguments.extend(values.into_iter().map(ask));
+                p.arguments
+                    .extend(values.into_iter().map(|v| ask(Cow::Owned(v))));
             }
             Part::ToolResult { call_id, .. } => {
-                p.ids.push(ask(call_id.clone()));
+                p.ids.push(ask(Cow::Borrowed(call_id)));
             }
             _ => {}
         }
@@ -248,15 +251,40 @@ pub fn pending_of(m: &Message, input: &TextIndex, read: Option<FactsAt>) -> Pend
         .into_iter()
         .map(|(e, at)| {
             let inside = at.is_some_and(|(t, offset)| within(&spans[t], offset, e.text.len()));
-            let a = if inside {
-                Ask::whole(e.text.len())
+            let found = if inside {
+                Ok(e.text.len())
             } else {
-                ask(e.text.clone())
+                asked(Cow::Borrowed(e.text.as_str()), &whole, input).found
             };
-            (e, a)
+            (e, found)
         })
         .collect();
     p
+}
+
+/// `text` asked: found whole at once when it is one of the lines found `whole`.
+fn asked<'t>(
+    text: Cow<'t, str>,
+    whole: &HashSet<&str, foldhash::fast::RandomState>,
+    input: &TextIndex,
+) -> Ask<'t> {
+    if whole.contains(&*text) {
+        Ask::whole(text.len())
+    } else {
+        Ask::new(text, input)
+    }
+}
+
+/// `piece`, which stands at byte `offset` of `text`, borrowed from the message when `text` is
+/// (else copied).
+fn slice<'a>(text: &Cow<'a, str>, offset: usize, piece: &str) -> Cow<'a, str> {
+    match text {
+        Cow::Borrowed(whole) => match whole.get(offset..offset + piece.len()) {
+            Some(s) if s == piece => Cow::Borrowed(s),
+            _ => Cow::Owned(piece.to_string()),
+        },
+        Cow::Owned(_) => Cow::Owned(piece.to_string()),
+    }
 }
 
 /// Whether `offset..offset + len` lies inside one of `spans` (sorted, disjoint).
@@ -372,11 +400,11 @@ mod tests {
             Ok(found) => panic!("the index told at once: {found}"),
         };
         assert!(cut < asked.len(), "cut {cut}");
-        let ask = Ask::new(asked.to_string(), &ix);
+        let ask = Ask::new(Cow::Borrowed(asked), &ix);
         assert_eq!(ask.waiting(), None);
         assert!(!ask.found_whole());
         // One that may yet occur whole still waits for the pass.
-        let short = Ask::new("zzz".to_string(), &ix);
+        let short = Ask::new(Cow::Borrowed("zzz"), &ix);
         assert_eq!(short.waiting(), Some(&b"zzz"[..]));
     }
 }
