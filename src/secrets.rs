@@ -407,6 +407,51 @@ fn matches_in(pattern: &Pattern, text: &str, from: usize, found: &mut Found) {
     }
 }
 
+/// The kinds of what [`find`] finds in the text `pieces` make joined by line breaks, in order,
+/// each piece searched alone; `None` when a match could cross a break between two pieces (the
+/// joined text is then to be searched). A match crosses a break only through a pattern's `\s`
+/// (a private key's body, the spaces of a header or an assignment) or an environment value
+/// holding a space. So none does when no piece begins a private key, no environment value
+/// holds a space, and the first character after each break, past spaces and blank pieces, is
+/// one none of those patterns takes after a space (`[`, the start of a transcript's block).
+pub fn kinds_of_pieces<S: AsRef<str>>(
+    pieces: impl Iterator<Item = S>,
+) -> Option<Vec<&'static str>> {
+    let spaced_env = || {
+        env_secrets()
+            .iter()
+            .any(|v| v.chars().any(char::is_whitespace))
+    };
+    let mut kinds = Vec::new();
+    let mut after_break = false;
+    // Whether a piece read so far begins a private key (one piece alone is searched whole).
+    let mut key_begun = false;
+    for (k, piece) in pieces.enumerate() {
+        let piece = piece.as_ref();
+        key_begun |= piece.contains("-----BEGIN ");
+        if k > 0 && (key_begun || (k == 1 && spaced_env())) {
+            return None;
+        }
+        after_break |= k > 0;
+        if after_break {
+            match piece.trim_start().chars().next() {
+                Some(c) if continues_after_space(c) => return None,
+                Some(_) => after_break = false,
+                // Blank: the next piece's first character decides.
+                None => {}
+            }
+        }
+        kinds.extend(find(piece).into_iter().map(|m| m.kind));
+    }
+    Some(kinds)
+}
+
+/// Whether a pattern can take `c` right after a space: a header's or assignment's `=`, `:`,
+/// quote, scheme word or value (letters of any script, for case-insensitive words).
+fn continues_after_space(c: char) -> bool {
+    !c.is_ascii() || c.is_ascii_alphanumeric() || "._~+/=-:\"'".contains(c)
+}
+
 /// `text` with the environment's own secret values masked (`[REDACTED:env-secret]`), and
 /// nothing else: for outputs that show the session's secrets on purpose (a plan shows the
 /// summarizer's exact input) but must never show the user's own keys.
@@ -472,6 +517,7 @@ fn looks_random(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn url_passwords_and_the_environment_s_own_long_keys_are_found() {
@@ -556,6 +602,55 @@ DB_PASSWORD: 'u7Y!x' MONKEY=1234567890123456"#;
         );
         let (masked, _) = mask(text);
         assert!(!masked.contains("b3BlbnNzaC1rZXkt"), "{masked}");
+    }
+
+    proptest::proptest! {
+        /// Searched a piece at a time, a text made of pieces joined by line breaks finds the
+        /// kinds the joined text finds, whenever `kinds_of_pieces` answers: keys, headers and
+        /// assignments cut by a break, a private key begun in one piece and ended in another.
+        /// Fails when a break followed by a value or `:` is taken as one no match crosses.
+        #[test]
+        fn pieces_find_what_the_joined_text_finds(
+            pieces in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec![
+                    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+                    "MIIEowIBAAKCAQEA", "Authorization:", " Bearer ", "Bearer", "token",
+                    "abcdefghijklmnop0123456789XYZ", "[user] ", "api_key=", "API_KEY",
+                    "\n", " ", ":", "=", "sk-proj-Zq3xW9vBZq3xW9vBZq3xW9vB", "x", "\"",
+                ]), 0..5).prop_map(|w| w.concat()),
+                0..6,
+            )
+        ) {
+            let joined = pieces.join("\n");
+            let want: Vec<&str> = find(&joined).into_iter().map(|m| m.kind).collect();
+            if let Some(got) = kinds_of_pieces(pieces.iter()) {
+                proptest::prop_assert_eq!(got, want, "{:?}", pieces);
+            }
+        }
+    }
+
+    /// A transcript's blocks (each after a blank line, starting with `[`) are searched a
+    /// piece at a time, unless a private key is begun in one of them.
+    #[test]
+    fn a_transcript_is_searched_a_block_at_a_time() {
+        let key = format!("sk-proj-{}", "Zq3xW9vB".repeat(4));
+        let blocks = [
+            "prompt",
+            "",
+            "[user] Authorization:",
+            "",
+            &*format!("[tool] {key}"),
+        ];
+        let kinds = kinds_of_pieces(blocks.iter()).expect("no match crosses a block");
+        assert_eq!(kinds, vec!["openai-key"]);
+        let keyed = [
+            "[tool] -----BEGIN RSA PRIVATE KEY-----",
+            "",
+            "[tool] -----END RSA PRIVATE KEY-----",
+        ];
+        assert_eq!(kinds_of_pieces(keyed.iter()), None);
+        let crossing = ["[user] Authorization:", "Bearer abcdefghijklmnop0123"];
+        assert_eq!(kinds_of_pieces(crossing.iter()), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod progress_line;
 mod replay_cmd;
 mod report_cmd;
 mod report_text;
+mod request_preview;
 mod share_cmd;
 mod style;
 

@@ -6,7 +6,10 @@ use std::io::Write;
 
 use super::style::Style;
 use crate::analysis::Analysis;
-use crate::compaction::plan::{Plan, PromptMessage, PromptRole};
+use std::borrow::Cow;
+
+use super::request_preview;
+use crate::compaction::plan::{Plan, PromptRole};
 use crate::compaction::preset::{self, PlanInput};
 use crate::compaction::request;
 
@@ -120,19 +123,19 @@ pub fn write_text(
         writeln!(out, "\n{}", st.bold("summarizer request:"))?;
         // Each message's preview made on every core (a deferred request is rendered there),
         // a window of messages at a time.
-        let preview = |m: &PromptMessage| {
-            let shown: Vec<String> = m.content.lines().take(12).map(|l| clip(l, 140)).collect();
-            let lines = m.content.lines().count();
-            (m.role, m.content.chars().count(), shown, lines)
+        // A message made of many (a transcript) is read a piece at a time.
+        let preview = |role: PromptRole, pieces: &mut dyn Iterator<Item = Cow<'_, str>>| {
+            (role, request_preview::of_pieces(pieces))
         };
         let deferred = plan.deferred.as_ref();
-        let write = |(role, chars, shown, lines): (PromptRole, usize, Vec<String>, usize)| {
-            writeln!(out, "  [{}] {} chars", role.as_str(), chars)?;
-            for l in shown {
+        let write = |(role, p): (PromptRole, request_preview::Preview)| {
+            writeln!(out, "  [{}] {} chars", role.as_str(), p.chars)?;
+            for l in p.shown {
                 writeln!(out, "  {}", st.dim(&l))?;
             }
-            if lines > 12 {
-                writeln!(out, "  {}", st.dim(&format!("… {} more lines", lines - 12)))?;
+            if p.lines > request_preview::LINES {
+                let more = p.lines - request_preview::LINES;
+                writeln!(out, "  {}", st.dim(&format!("… {more} more lines")))?;
             }
             Ok::<(), std::io::Error>(())
         };

@@ -5,6 +5,7 @@
 //! integrity after the cut, messages lost, estimator drift).
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -289,17 +290,27 @@ pub fn common_findings(
 pub fn secret_findings(session: &Session, plan: &Plan) -> Vec<Finding> {
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut count = 0;
-    let found = |m: &PromptMessage| -> Vec<&'static str> {
-        crate::secrets::find(&m.content)
+    // Each message read a piece at a time (a transcript is never held whole), unless a match
+    // could cross from one piece into the next: that rare message is searched whole.
+    let found = |_: PromptRole, pieces: &mut dyn Iterator<Item = Cow<'_, str>>| {
+        crate::secrets::kinds_of_pieces(pieces)
+    };
+    let deferred = plan.deferred.as_ref();
+    let by_piece = super::request::map_pieces(&plan.summarizer, deferred, session, found);
+    let whole = |k: usize| -> Vec<&'static str> {
+        let m = super::request::messages(&plan.summarizer, deferred, session).nth(k);
+        let text = m.map(|m| super::request::content(m).into_owned());
+        crate::secrets::find(&text.unwrap_or_default())
             .into_iter()
             .map(|f| f.kind)
             .collect()
     };
-    let deferred = plan.deferred.as_ref();
-    for kind in super::request::map(&plan.summarizer, deferred, session, found)
+    let each: Vec<Vec<&'static str>> = by_piece
         .into_iter()
-        .flatten()
-    {
+        .enumerate()
+        .map(|(k, kinds)| kinds.unwrap_or_else(|| whole(k)))
+        .collect();
+    for kind in each.into_iter().flatten() {
         count += 1;
         if !kinds.contains(&kind) {
             kinds.push(kind);

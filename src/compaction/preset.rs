@@ -7,12 +7,13 @@
 
 use super::after::After;
 use super::groups::Grouping;
-use super::plan::{Plan, Trigger};
+use super::plan::{Plan, PromptRole, Trigger};
 use super::quiet::Memo;
 use super::settings::{ParamSpec, SettingError, Settings};
 use crate::analysis::Analysis;
 use crate::session::Session;
 use crate::tokens::{Counter, Counts};
+use std::borrow::Cow;
 
 /// What a preset reads: the session, its exact counts, groups, and the window in force.
 #[derive(Debug, Clone, Copy)]
@@ -238,10 +239,14 @@ pub fn offline_summary(preset: &dyn Preset, input: &PlanInput, plan: &Plan) -> S
             .as_ref()
             .filter(|_| plan.summarizer.is_empty())
         {
-            // Rendered one message at a time, twice: once to measure, once to read.
-            let joined = d.sum(input.session, |m| m.content.len() + 1);
+            // Rendered a piece at a time, twice: once to measure, once to read. Every piece of
+            // every message joined by line breaks is the request's messages joined by them.
+            let bytes = |_: PromptRole, pieces: &mut dyn Iterator<Item = Cow<'_, str>>| {
+                pieces.map(|p| p.len() + 1).sum::<usize>()
+            };
+            let joined: usize = d.map_pieces(input.session, bytes).into_iter().sum();
             let total = joined.saturating_sub(1);
-            let pieces = || d.messages(input.session).map(super::request::content);
+            let pieces = || d.all_pieces(input.session);
             let summarized = &plan.split.summarized;
             return match d.is_empty() {
                 true => super::digest::digest(input.session, summarized),

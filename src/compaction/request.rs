@@ -1,15 +1,18 @@
 //! A summarizer request left to be rendered when it is read. A framework that summarizes by
 //! sending its own history (Claude Code, Codex) sends most of the session again, rendered in
-//! its wire format; a command that only counts, scans or previews the request (`plan` as text,
-//! `check`, `compact` with the offline digest) need not hold that second copy of the session.
+//! its wire format, and `custom` sends it as one transcript of blocks; a command that only
+//! counts, scans or previews the request (`plan` as text, `check`, `compact` with the offline
+//! digest) need not hold that second copy of the session.
 //!
 //! Owns: [`PromptMessage`] (one message of a request, byte for byte), [`Deferred`] (a request's
-//! messages in order, each a session message and how its preset renders it, or a text of its
-//! own) and reading a plan's request back one message at a time ([`messages`]), rendered or
-//! deferred alike. Must not: decide which messages are sent or how a message is rendered (the
-//! preset does).
+//! messages in order, each a session message and how its preset renders it, a transcript of
+//! session messages ([`Joined`]), or a text of its own) and reading a plan's request back one
+//! message at a time ([`messages`]) or one piece of a message at a time ([`map_each`],
+//! [`map_pieces`]), rendered or deferred alike. Must not: decide which messages are sent or how
+//! a message is rendered (the preset does).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::session::{Message, Session};
 
@@ -42,6 +45,12 @@ pub struct PromptMessage {
 /// (`None` when it sends nothing).
 pub type Render = fn(&Message) -> Option<PromptMessage>;
 
+/// A message's pieces, made as they are reached (see `Deferred::pieces`).
+type Pieces<'a> = Box<dyn Iterator<Item = Cow<'a, str>> + 'a>;
+
+/// How a joined message renders one session message (one block of it).
+pub type Block = Arc<dyn Fn(&Message) -> String + Send + Sync>;
+
 /// One message of a deferred request.
 #[derive(Debug, Clone)]
 enum Sent {
@@ -49,6 +58,64 @@ enum Sent {
     Own(PromptMessage),
     /// A session message, rendered by `render` when read.
     Message { index: usize, render: Render },
+    /// One message made of many session messages (a transcript): see [`Joined`].
+    Joined(Joined),
+}
+
+/// A message whose text is pieces joined by line breaks: the framework's own `head` pieces,
+/// then a block per session message of `indices` (those the session holds), an empty piece
+/// between two blocks, so that blocks stand a blank line apart. Read a piece at a time, the
+/// message is never held whole.
+#[derive(Clone)]
+pub struct Joined {
+    role: PromptRole,
+    head: Vec<String>,
+    indices: Vec<usize>,
+    block: Block,
+}
+
+impl std::fmt::Debug for Joined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Joined({:?}, {} head pieces, {} blocks)",
+            self.role,
+            self.head.len(),
+            self.indices.len()
+        )
+    }
+}
+
+impl Joined {
+    /// The pieces, in order, each made as it is reached (at least one: an empty message is
+    /// one empty piece).
+    fn pieces<'a>(&'a self, session: &'a Session) -> impl Iterator<Item = Cow<'a, str>> + 'a {
+        let held = self
+            .indices
+            .iter()
+            .filter_map(move |&i| session.messages.get(i));
+        let empty = self.head.is_empty() && held.clone().next().is_none();
+        let blocks = held.enumerate().flat_map(move |(k, m)| {
+            let gap = (k > 0).then_some(Cow::Borrowed(""));
+            gap.into_iter()
+                .chain(std::iter::once(Cow::Owned((self.block)(m))))
+        });
+        let head = self.head.iter().map(|h| Cow::Borrowed(h.as_str()));
+        let nothing = empty.then_some(Cow::Borrowed(""));
+        head.chain(blocks).chain(nothing)
+    }
+
+    /// The whole text.
+    fn text(&self, session: &Session) -> String {
+        let mut out = String::new();
+        for (k, p) in self.pieces(session).enumerate() {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str(&p);
+        }
+        out
+    }
 }
 
 /// The messages of a summarizer request, in order, rendered when read.
@@ -78,6 +145,23 @@ impl Deferred {
         });
     }
 
+    /// Adds one message of `role` made of the `head` pieces and a `block` of each session
+    /// message of `indices`, a blank line apart (see [`Joined`]).
+    pub fn push_joined(
+        &mut self,
+        role: PromptRole,
+        head: Vec<String>,
+        indices: Vec<usize>,
+        block: Block,
+    ) {
+        self.sent.push(Sent::Joined(Joined {
+            role,
+            head,
+            indices,
+            block,
+        }));
+    }
+
     /// Whether the request has no message.
     pub fn is_empty(&self) -> bool {
         self.sent.is_empty()
@@ -96,7 +180,43 @@ impl Deferred {
                 .get(*index)
                 .and_then(render)
                 .map(Cow::Owned),
+            Sent::Joined(j) => Some(Cow::Owned(PromptMessage {
+                role: j.role,
+                content: j.text(session),
+            })),
         })
+    }
+
+    /// Each message's role and its text as pieces joined by line breaks (a message rendered
+    /// whole is one piece), the pieces made as they are reached: what a reader that reads a
+    /// message line by line, or word by word, takes without the message held whole.
+    fn pieces<'a>(
+        s: &'a Sent,
+        session: &'a Session,
+    ) -> Option<(PromptRole, Pieces<'a>)> {
+        match s {
+            Sent::Own(m) => Some((
+                m.role,
+                Box::new(std::iter::once(Cow::Borrowed(m.content.as_str()))),
+            )),
+            Sent::Message { index, render } => {
+                let m = session.messages.get(*index).and_then(render)?;
+                Some((m.role, Box::new(std::iter::once(Cow::Owned(m.content)))))
+            }
+            Sent::Joined(j) => Some((j.role, Box::new(j.pieces(session)))),
+        }
+    }
+
+    /// Every message's pieces in order (see `pieces`), as one run of pieces joined by line
+    /// breaks: the request's messages joined by line breaks.
+    pub fn all_pieces<'a>(
+        &'a self,
+        session: &'a Session,
+    ) -> impl Iterator<Item = Cow<'a, str>> + 'a {
+        self.sent
+            .iter()
+            .filter_map(move |s| Deferred::pieces(s, session))
+            .flat_map(|(_, p)| p)
     }
 
     /// `f` of each message in order, the messages rendered on every core (each dropped once
@@ -109,21 +229,40 @@ impl Deferred {
         self.map_of(&self.sent, session, &f)
     }
 
-    /// `map` a window of `window` messages at a time, each result handed to `each` in order
-    /// before the next window is made: what is held at once is one window's results.
+    /// `f` of each message's role and pieces (see `pieces`), a window of `window` messages
+    /// at a time on every core, each result handed to `each` in order before the next window
+    /// is made: what is held at once is one window's results and the pieces being read.
     pub fn map_each<R: Send, E>(
         &self,
         session: &Session,
         window: usize,
-        f: impl Fn(&PromptMessage) -> R + Sync,
+        f: impl Fn(PromptRole, &mut dyn Iterator<Item = Cow<'_, str>>) -> R + Sync,
         mut each: impl FnMut(R) -> Result<(), E>,
     ) -> Result<(), E> {
+        let one = |s: &Sent| {
+            let (role, mut pieces) = Deferred::pieces(s, session)?;
+            Some(f(role, &mut pieces))
+        };
         for run in self.sent.chunks(window.max(1)) {
-            for r in self.map_of(run, session, &f) {
+            for r in crate::par::map(run, 64, one, |_| {}).into_iter().flatten() {
                 each(r)?;
             }
         }
         Ok(())
+    }
+
+    /// `f` of each message's role and pieces (see `map_each`), on every core.
+    pub fn map_pieces<R: Send>(
+        &self,
+        session: &Session,
+        f: impl Fn(PromptRole, &mut dyn Iterator<Item = Cow<'_, str>>) -> R + Sync,
+    ) -> Vec<R> {
+        let mut out = Vec::new();
+        let _ = self.map_each(session, usize::MAX, f, |r| {
+            out.push(r);
+            Ok::<(), ()>(())
+        });
+        out
     }
 
     fn map_of<R: Send>(
@@ -137,6 +276,10 @@ impl Deferred {
             Sent::Message { index, render } => {
                 session.messages.get(*index).and_then(render).map(|m| f(&m))
             }
+            Sent::Joined(j) => Some(f(&PromptMessage {
+                role: j.role,
+                content: j.text(session),
+            })),
         };
         crate::par::map(sent, 64, one, |_| {})
             .into_iter()
@@ -170,22 +313,42 @@ pub fn map<R: Send>(
     out
 }
 
-/// `map_each` of a plan's request: `rendered` as it is, `deferred` a window at a time.
+/// `f` of each message of a plan's request, as its role and its pieces (see
+/// `Deferred::map_each`): `rendered` as it is (one piece a message), `deferred` a window at a
+/// time.
 pub fn map_each<R: Send, E>(
     rendered: &[PromptMessage],
     deferred: Option<&Deferred>,
     session: &Session,
     window: usize,
-    f: impl Fn(&PromptMessage) -> R + Sync,
+    f: impl Fn(PromptRole, &mut dyn Iterator<Item = Cow<'_, str>>) -> R + Sync,
     mut each: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
     for m in rendered {
-        each(f(m))?;
+        each(f(
+            m.role,
+            &mut std::iter::once(Cow::Borrowed(m.content.as_str())),
+        ))?;
     }
     match deferred {
         Some(d) => d.map_each(session, window, f, each),
         None => Ok(()),
     }
+}
+
+/// `f` of each message of a plan's request, as its role and its pieces (see `map_each`).
+pub fn map_pieces<R: Send>(
+    rendered: &[PromptMessage],
+    deferred: Option<&Deferred>,
+    session: &Session,
+    f: impl Fn(PromptRole, &mut dyn Iterator<Item = Cow<'_, str>>) -> R + Sync,
+) -> Vec<R> {
+    let mut out = Vec::new();
+    let _ = map_each(rendered, deferred, session, usize::MAX, f, |r| {
+        out.push(r);
+        Ok::<(), ()>(())
+    });
+    out
 }
 
 /// A message's content, borrowed as the message is.
@@ -232,15 +395,25 @@ mod tests {
         let key = format!("sk-proj-{}", "Zq3xW9vB".repeat(5));
         let call = serde_json::json!([{"id": "c1", "type": "function",
             "function": {"name": "read", "arguments": "{\"path\": \"a.rs\"}"}}]);
+        // A private key begun in one message and ended in a later one: searched whole, one
+        // match spans the messages between (the key among them).
         let chat = serde_json::json!([
             {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"},
             {"role": "user", "content": format!("my key is {key}")},
+            {"role": "user", "content": "-----END RSA PRIVATE KEY-----"},
             {"role": "assistant", "content": "reading", "tool_calls": call},
             {"role": "tool", "tool_call_id": "c1", "content": "fn main() {}\n\\u00e9"},
             {"role": "assistant", "content": "ok"},
             {"role": "user", "content": "next"},
             {"role": "assistant", "content": "done"},
         ]);
+        // Turns enough after them for a preset that keeps the last ten to summarize them.
+        let mut chat = chat.as_array().cloned().unwrap_or_default();
+        for k in 0..6 {
+            chat.push(serde_json::json!({"role": "user", "content": format!("step {k}")}));
+            chat.push(serde_json::json!({"role": "assistant", "content": format!("did {k}")}));
+        }
         let leaky = dir.path().join("leaky.json");
         std::fs::write(&leaky, serde_json::to_vec(&chat).unwrap()).unwrap();
         let leaky = leaky.to_str().unwrap().to_string();

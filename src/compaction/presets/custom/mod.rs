@@ -152,10 +152,10 @@ impl Preset for Custom {
                 ..Split::default()
             }
         };
-        let (summarizer, mut extra) = if fired {
-            render_request(session, settings, &cut.summarized)
+        let (summarizer, deferred, mut extra) = if fired {
+            render_request(session, settings, &cut.summarized, input.defer_request)
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), None, Vec::new())
         };
         if fired {
             extra.extend(every_turn(input, &cut, &trigger));
@@ -176,7 +176,7 @@ impl Preset for Custom {
             trigger,
             split,
             summarizer,
-            deferred: None,
+            deferred,
             findings,
             made: Default::default(),
         })

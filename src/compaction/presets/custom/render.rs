@@ -2,37 +2,78 @@
 //! (`max_message_chars`, `max_input_chars`, head + tail around a marker), and the findings on
 //! what the request leaves out.
 
+use std::sync::Arc;
+
 use super::DEFAULT_PROMPT;
 use crate::compaction::findings::{Finding, Severity};
 use crate::compaction::plan::{PromptMessage, PromptRole};
+use crate::compaction::request::{Block, Deferred};
 use crate::compaction::settings::Settings;
 use crate::session::{Message, Part, Session};
 
-/// The summarizer request and the findings about what it leaves out.
+/// The summarizer request and the findings about what it leaves out. With `defer` (and no
+/// cap on the whole transcript, which would cut it by its total length) the transcript is left
+/// to render a block at a time when read (`Deferred::push_joined`): it is most of the session
+/// again, and a command that only scans or previews it need not hold it.
 pub fn render_request(
     session: &Session,
     settings: &Settings,
     summarized: &[usize],
-) -> (Vec<PromptMessage>, Vec<Finding>) {
-    let cap = settings.int("max_message_chars").map(|c| c.max(0) as usize);
+    defer: bool,
+) -> (Vec<PromptMessage>, Option<Deferred>, Vec<Finding>) {
+    let caps = Caps::of(settings);
+    let prompt = settings.str("prompt").unwrap_or(DEFAULT_PROMPT).to_string();
+    let user_role = settings.str("role") == Some("user");
+    if defer && settings.int("max_input_chars").is_none() {
+        // Each block capped and measured on every core, then dropped.
+        let cut_of = |&i: &usize| {
+            let m = session.messages.get(i)?;
+            let cut = caps.cap.map_or(0, |c| caps.cut(&block_of(m), c).1);
+            Some((m.index, cut))
+        };
+        let cuts: Vec<(usize, usize)> = match caps.cap {
+            Some(_) => crate::par::map(summarized, 64, cut_of, |_| {})
+                .into_iter()
+                .flatten()
+                .filter(|&(_, cut)| cut > 0)
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut deferred = Deferred::default();
+        let head = match user_role {
+            true => vec![prompt, String::new()],
+            false => {
+                deferred.push_own(PromptMessage {
+                    role: PromptRole::System,
+                    content: prompt,
+                });
+                Vec::new()
+            }
+        };
+        let block: Block = Arc::new(move |m: &Message| match caps.cap {
+            Some(c) => caps.cut(&block_of(m), c).0,
+            None => block_of(m),
+        });
+        deferred.push_joined(PromptRole::User, head, summarized.to_vec(), block);
+        let findings = findings(session, summarized, cuts, 0);
+        return (Vec::new(), Some(deferred), findings);
+    }
     // The blocks are written into the transcript one by one, and nothing is copied whole
     // where nothing is cut: the transcript can be most of the session.
     let mut transcript = String::new();
-    let mut cut_messages = Vec::new();
-    let mut cut_chars = 0usize;
+    let mut cuts = Vec::new();
     for (k, m) in summarized
         .iter()
         .filter_map(|&i| session.messages.get(i))
         .enumerate()
     {
         let block = block_of(m);
-        let (text, cut) = match cap {
-            Some(c) => cap_text(&block, c, settings),
+        let (text, cut) = match caps.cap {
+            Some(c) => caps.cut(&block, c),
             None => (block, 0),
         };
         if cut > 0 {
-            cut_messages.push(m.index);
-            cut_chars += cut;
+            cuts.push((m.index, cut));
         }
         if k > 0 {
             transcript.push_str("\n\n");
@@ -40,11 +81,10 @@ pub fn render_request(
         transcript.push_str(&text);
     }
     let (mut transcript, total_cut) = match settings.int("max_input_chars") {
-        Some(c) => cap_text(&transcript, c.max(0) as usize, settings),
+        Some(c) => caps.cut(&transcript, c.max(0) as usize),
         None => (transcript, 0),
     };
-    let prompt = settings.str("prompt").unwrap_or(DEFAULT_PROMPT).to_string();
-    let messages = if settings.str("role") == Some("user") {
+    let messages = if user_role {
         transcript.insert_str(0, &format!("{prompt}\n\n"));
         vec![PromptMessage {
             role: PromptRole::User,
@@ -62,13 +102,30 @@ pub fn render_request(
             },
         ]
     };
+    (
+        messages,
+        None,
+        findings(session, summarized, cuts, total_cut),
+    )
+}
+
+/// The findings on what the request leaves out: the messages cut to `max_message_chars`
+/// (each with the characters cut), the characters the whole-transcript cap cut, the parts
+/// never shown.
+fn findings(
+    session: &Session,
+    summarized: &[usize],
+    cuts: Vec<(usize, usize)>,
+    total_cut: usize,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
-    if !cut_messages.is_empty() {
+    if !cuts.is_empty() {
+        let cut_chars: usize = cuts.iter().map(|&(_, c)| c).sum();
         findings.push(Finding {
             code: "message-truncated",
             severity: Severity::Warn,
-            detail: format!("{} summarized message(s) are over max_message_chars: {cut_chars} characters in all are cut from their middle", cut_messages.len()),
-            messages: cut_messages,
+            detail: format!("{} summarized message(s) are over max_message_chars: {cut_chars} characters in all are cut from their middle", cuts.len()),
+            messages: cuts.into_iter().map(|(i, _)| i).collect(),
         });
     }
     if total_cut > 0 {
@@ -80,7 +137,31 @@ pub fn render_request(
         });
     }
     findings.extend(lost_parts(session, summarized));
-    (messages, findings)
+    findings
+}
+
+/// The caps of `max_message_chars` and of where a capped text is cut (`head_chars`,
+/// `tail_chars`).
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    cap: Option<usize>,
+    head: Option<i64>,
+    tail: Option<i64>,
+}
+
+impl Caps {
+    fn of(settings: &Settings) -> Caps {
+        Caps {
+            cap: settings.int("max_message_chars").map(|c| c.max(0) as usize),
+            head: settings.int("head_chars"),
+            tail: settings.int("tail_chars"),
+        }
+    }
+
+    /// `text` cut to `cap` characters (see `cap_with`).
+    fn cut(&self, text: &str, cap: usize) -> (String, usize) {
+        cap_with(text, cap, self.head, self.tail)
+    }
 }
 
 /// One summarized message as the summarizer sees it.
@@ -103,18 +184,20 @@ pub fn block_of(m: &Message) -> String {
     format!("[{}] {}", m.role.as_str(), pieces.join("\n"))
 }
 
-/// `text` cut to `cap` characters: head, a marker, tail. Returns the characters removed.
-pub fn cap_text(text: &str, cap: usize, settings: &Settings) -> (String, usize) {
+/// `text` cut to `cap` characters: head (`head_chars`, else half), a marker, tail
+/// (`tail_chars`, else the rest). Returns the characters removed.
+fn cap_with(
+    text: &str,
+    cap: usize,
+    head_chars: Option<i64>,
+    tail_chars: Option<i64>,
+) -> (String, usize) {
     let len = text.chars().count();
     if len <= cap {
         return (text.to_string(), 0);
     }
-    let head = settings
-        .int("head_chars")
-        .map_or(cap / 2, |h| h.max(0) as usize)
-        .min(cap);
-    let tail = settings
-        .int("tail_chars")
+    let head = head_chars.map_or(cap / 2, |h| h.max(0) as usize).min(cap);
+    let tail = tail_chars
         .map_or(cap - head, |t| t.max(0) as usize)
         .min(len - head.min(len));
     let removed = len - head - tail;
