@@ -201,42 +201,41 @@ impl Request {
             role: PromptRole::User,
             content: SUMMARIZATION_PROMPT.to_string(),
         };
-        // Each item rendered and counted on the thread free to take it, in order; a deferred
-        // request keeps only the count.
+        // Each item rendered and counted on the thread free to take it, in order, and only its
+        // count kept: the history can be most of the session, of which the request sends what
+        // fits the window. The items sent are rendered again once the oldest are trimmed.
         let defer = input.defer_request;
-        let rendered = crate::par::map(
+        let counted = crate::par::map(
             &history.items,
             64,
             |item| {
                 let m = render(item)?;
-                let tokens = input.counter.count(&m.content);
-                Some((*item, (!defer).then_some(m), tokens))
+                Some((*item, input.counter.count(&m.content)))
             },
             |_| {},
         );
-        let body: Vec<(Option<usize>, Option<PromptMessage>, usize)> =
-            rendered.into_iter().flatten().collect();
+        let body: Vec<(Option<usize>, usize)> = counted.into_iter().flatten().collect();
         let fixed: usize = head
             .iter()
             .chain([&prompt])
             .map(|m| input.counter.count(&m.content))
             .sum();
-        let mut total = fixed + body.iter().map(|(_, _, t)| t).sum::<usize>();
+        let mut total = fixed + body.iter().map(|(_, t)| t).sum::<usize>();
         let first_tokens = total;
         // The oldest items go first while the request is over the window (one always stays).
         let mut cut = 0;
         while total as u64 > window && body.len() - cut > 1 {
-            total -= body[cut].2;
+            total -= body[cut].1;
             cut += 1;
         }
-        let trimmed = body[..cut].iter().map(|(item, _, _)| *item).collect();
+        let trimmed = body[..cut].iter().map(|(item, _)| *item).collect();
         let body = body.into_iter().skip(cut);
         let mut sent = Vec::new();
         let messages = if defer {
             // The instructions, already rendered to be counted, are kept as they are.
             let mut d = Deferred::default();
             head.into_iter().for_each(|m| d.push_own(m));
-            for (item, _, _) in body {
+            for (item, _) in body {
                 sent.push(item);
                 match item.map(|i| session.messages.get(i)) {
                     Some(m) => m
@@ -249,10 +248,13 @@ impl Request {
             (Vec::new(), Some(d))
         } else {
             let mut messages = head;
-            for (item, m, _) in body {
-                sent.push(item);
-                messages.extend(m);
-            }
+            let items: Vec<Option<usize>> = body.map(|(item, _)| item).collect();
+            messages.extend(
+                crate::par::map(&items, 64, render, |_| {})
+                    .into_iter()
+                    .flatten(),
+            );
+            sent = items;
             messages.push(prompt);
             (messages, None)
         };
