@@ -190,10 +190,7 @@ impl Deferred {
     /// Each message's role and its text as pieces joined by line breaks (a message rendered
     /// whole is one piece), the pieces made as they are reached: what a reader that reads a
     /// message line by line, or word by word, takes without the message held whole.
-    fn pieces<'a>(
-        s: &'a Sent,
-        session: &'a Session,
-    ) -> Option<(PromptRole, Pieces<'a>)> {
+    fn pieces<'a>(s: &'a Sent, session: &'a Session) -> Option<(PromptRole, Pieces<'a>)> {
         match s {
             Sent::Own(m) => Some((
                 m.role,
