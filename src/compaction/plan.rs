@@ -134,13 +134,6 @@ impl Plan {
     pub fn request_is_empty(&self) -> bool {
         self.summarizer.is_empty() && self.deferred.as_ref().is_none_or(|d| d.is_empty())
     }
-
-    /// Renders a deferred request into `summarizer`, for what reads the request whole.
-    pub fn render_request(&mut self, session: &Session) {
-        if let Some(d) = self.deferred.take() {
-            self.summarizer.extend(d.rendered(session));
-        }
-    }
 }
 
 /// What a preset kept of the work that made a plan, so that carrying the plan out

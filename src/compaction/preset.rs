@@ -46,8 +46,9 @@ pub struct PlanInput<'a> {
     /// replay's plans (`parsed`) always do. A plan that is only shown keeps nothing.
     pub carries_out: bool,
     /// The summarizer request may be left to render when read (`Plan::deferred`): the command
-    /// only counts, scans or previews it one message at a time. A preset whose request renders
-    /// the session's messages then keeps which, not their rendering.
+    /// only counts, scans or previews it a message, or a piece of a message, at a time. A
+    /// preset whose request renders the session's messages then keeps which, not their
+    /// rendering.
     pub defer_request: bool,
 }
 

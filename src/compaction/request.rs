@@ -283,16 +283,6 @@ impl Deferred {
             .flatten()
             .collect()
     }
-
-    /// `f` of each message summed (see `map`).
-    pub fn sum(&self, session: &Session, f: impl Fn(&PromptMessage) -> usize + Sync) -> usize {
-        self.map(session, f).into_iter().sum()
-    }
-
-    /// The whole request, rendered.
-    pub fn rendered(&self, session: &Session) -> Vec<PromptMessage> {
-        self.messages(session).map(Cow::into_owned).collect()
-    }
 }
 
 /// `f` of each message of a plan's request in order: `rendered` as it is, `deferred`

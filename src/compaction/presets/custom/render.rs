@@ -1,6 +1,7 @@
 //! The `custom` summarizer request: one `[role] text` block per summarized message, the caps
-//! (`max_message_chars`, `max_input_chars`, head + tail around a marker), and the findings on
-//! what the request leaves out.
+//! (`max_message_chars`, `max_input_chars`, head + tail around a marker), the transcript
+//! rendered or left to render a block at a time, and the findings on what the request leaves
+//! out.
 
 use std::sync::Arc;
 
