@@ -5,9 +5,11 @@
 # The CLI runs offline in its documented bring-your-own-key mode (COPILOT_OFFLINE=true,
 # COPILOT_PROVIDER_BASE_URL at the scripted model on loopback, OpenAI Chat Completions): no
 # GitHub login, no network. It runs in a mount namespace of its own with a private tmpfs over
-# /tmp, so the paths it records are the same on every machine (the project is /tmp/project,
-# HOME is /tmp/home) and nothing of this machine's home or /tmp is read or written. Needs root
-# (unshare -m), node/npm and python3; the repository must not live under /tmp.
+# COPILOT_ORACLE_PRIVATE (default /tmp, where the committed goldens were recorded), so the paths
+# it records are the same on every machine (the project is $PRIVATE/project, HOME is
+# $PRIVATE/home; the model scripts name the project as @PROJECT@) and nothing of this
+# machine's home or that directory is read or written. Needs root (unshare -m), node/npm and
+# python3; the repository must not live under that directory.
 #
 # Sessions (each its own script of model turns, *.json here):
 #   tools            parallel views, an edit, a bash command, reasoning text
@@ -18,7 +20,8 @@
 #   subagent         a `task` call: an explore sub-agent (its own view call and answer) inside
 #                    the main session's file
 #
-# COPILOT_ORACLE_REQUESTS=DIR (outside /tmp) keeps the request bodies the model was sent.
+# COPILOT_ORACLE_REQUESTS=DIR (outside the private directory) keeps the request bodies the model
+# was sent.
 #
 # Not run by CI: the goldens are committed. The model's text is canned, so re-running gives
 # files of the same shape (ids, timestamps and durations differ).
@@ -27,40 +30,43 @@ VERSION=1.0.102
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
 OUT="$REPO/fixtures/copilot-cli"
-case "$REPO" in /tmp/*) echo "run.sh: the repository must not be under /tmp" >&2; exit 1 ;; esac
+PRIVATE="${COPILOT_ORACLE_PRIVATE:-/tmp}"
+case "$REPO/" in "$PRIVATE"/*) echo "run.sh: the repository must not be under $PRIVATE" >&2; exit 1 ;; esac
 
 if [ -z "${COPILOT_ORACLE_INNER:-}" ]; then
   exec unshare -m --propagation private env COPILOT_ORACLE_INNER=1 bash "$0" "$@"
 fi
-mount -t tmpfs tmpfs /tmp
-[ "$(findmnt -n -o FSTYPE /tmp)" = tmpfs ] || { echo "run.sh: no private /tmp" >&2; exit 1; }
+mkdir -p "$PRIVATE"
+mount -t tmpfs tmpfs "$PRIVATE"
+[ "$(findmnt -n -o FSTYPE "$PRIVATE")" = tmpfs ] || { echo "run.sh: no private $PRIVATE" >&2; exit 1; }
 
 # Everything the run writes lives under the private tmpfs just mounted, at fixed names: the
 # goldens record the project's and the home's paths, so a rerun must give the same ones.
-PRIVATE=/tmp
 WORK="$PRIVATE/work"
 HOME_DIR="$PRIVATE/home"
 SERVER=
 trap '[ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true' EXIT
-mkdir -p "$WORK" "$HOME_DIR" $PRIVATE/project
+mkdir -p "$WORK/scripts" "$HOME_DIR" "$PRIVATE/project"
 npm_config_cache="$WORK/npm-cache" npm install --silent --no-audit --no-fund \
   --prefix "$WORK/npm" "@github/copilot@$VERSION" >/dev/null
 COPILOT="$WORK/npm/node_modules/.bin/copilot"
 
 project() {
-  rm -rf $PRIVATE/project
-  mkdir -p $PRIVATE/project
-  printf 'def add(a, b):\n    return a + b\n' >$PRIVATE/project/calc.py
-  printf '# demo\nA tiny calculator.\n' >$PRIVATE/project/README.md
+  rm -rf "$PRIVATE/project"
+  mkdir -p "$PRIVATE/project"
+  printf 'def add(a, b):\n    return a + b\n' >"$PRIVATE/project/calc.py"
+  printf '# demo\nA tiny calculator.\n' >"$PRIVATE/project/README.md"
 }
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# run NAME SCRIPT [copilot args...]: one copilot invocation against a fresh scripted model.
+# run NAME SCRIPT [copilot args...]: one copilot invocation against a fresh scripted model, its
+# script's @PROJECT@ made the project's path.
 run() {
-  local name="$1" script="$2"
+  local name="$1" script="$WORK/scripts/$1.json"
+  sed "s#@PROJECT@#$PRIVATE/project#g" "$2" >"$script"
   shift 2
   local port
   port="$(free_port)"
@@ -69,7 +75,7 @@ run() {
   SERVER=$!
   sleep 1
   (
-    cd $PRIVATE/project
+    cd "$PRIVATE/project"
     env -i PATH="$PATH" TERM=dumb HOME="$HOME_DIR" XDG_CONFIG_HOME="$HOME_DIR/.config" \
       XDG_CACHE_HOME="$HOME_DIR/.cache" XDG_STATE_HOME="$HOME_DIR/.local/state" \
       COPILOT_AUTO_UPDATE=false COPILOT_OFFLINE=true \
