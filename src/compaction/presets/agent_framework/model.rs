@@ -512,3 +512,68 @@ fn content_of(part: &Part) -> Value {
         Part::Opaque { kind, .. } => json!({"type": kind, "additional_properties": {}}),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool result rebuilt from the common model with one text holds that text once and is
+    /// written back whole: `to_dict` puts its items (one text item of the result) after
+    /// `result`, and the summary rendering gives the same line with the items or without.
+    /// Fails when `dicts` leaves the items out or puts them elsewhere.
+    #[test]
+    fn a_result_holds_its_text_once_and_is_written_with_its_items() {
+        let (mut results, mut held_once) = (0, 0);
+        for rel in [
+            "fixtures/claude-code/mixed.jsonl",
+            "fixtures/samples/claude-code-demo.jsonl",
+            "fixtures/codex/local-compaction.jsonl",
+        ] {
+            let session = crate::formats::load_path(std::path::Path::new(rel), None)
+                .unwrap_or_else(|e| panic!("{rel}: {e}"));
+            for m in &session.messages {
+                let Some(af) = from_message(&session, m) else {
+                    continue;
+                };
+                let written = af.to_dict();
+                let written = written["contents"].as_array().cloned().unwrap_or_default();
+                assert_eq!(written.len(), af.contents.len());
+                for (held, written) in af.contents.iter().zip(&written) {
+                    if ctype(held) != "function_result" {
+                        continue;
+                    }
+                    results += 1;
+                    let keys: Vec<&str> = written
+                        .as_object()
+                        .map(|o| o.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    assert_eq!(
+                        keys[..5],
+                        [
+                            "type",
+                            "call_id",
+                            "result",
+                            "items",
+                            "additional_properties"
+                        ]
+                    );
+                    if held.get("items").is_some() {
+                        continue;
+                    }
+                    held_once += 1;
+                    let text = field(held, "result").unwrap_or_default();
+                    assert!(!text.is_empty());
+                    assert_eq!(written["items"], json!([text_content(text)]));
+                    assert_eq!(
+                        super::super::render::format_content(held),
+                        super::super::render::format_content(written)
+                    );
+                }
+            }
+        }
+        assert!(
+            results >= 5 && held_once >= 3,
+            "{results} results, {held_once} held once"
+        );
+    }
+}
