@@ -9,6 +9,8 @@
 
 pub mod ahead;
 #[cfg(test)]
+mod batch_tests;
+#[cfg(test)]
 mod naive_tests;
 mod pending;
 
@@ -158,18 +160,41 @@ pub fn diff_moving(
 }
 
 /// Diffs the messages `indices` of `session` against an indexed summarizer input: each
-/// message is read once (on every core); what the index can only answer in a pass over the whole input (short
-/// strings) is asked of all messages together.
+/// message is read once (on every core); what the index can only answer in a pass over the
+/// whole input (short strings) is asked of many messages together.
 pub fn diff_range(session: &Session, indices: &[usize], input: &TextIndex) -> Diff {
     diff_range_with(session, indices, input, None)
 }
 
+/// Messages read at a time (on every core) before the diff sees whether they are worth a pass.
+const READ_AT_ONCE: usize = 1024;
+
 /// [`diff_range`], taking the facts already read in `ahead`.
-pub fn diff_range_with<'a>(
+///
+/// Messages are read a thousand at a time. Once the messages read since the last pass hold as
+/// many characters as the input (and at least a pass's worth, `TextIndex::pass_bytes`), one
+/// pass answers the strings they leave waiting and they are done. What waits is bounded by
+/// the input, not by the range (a range diffed against a short summary no longer holds every
+/// line it asks until the end), and each pass over the input follows at least as many
+/// characters of the range: linear in both.
+pub fn diff_range_with(
+    session: &Session,
+    indices: &[usize],
+    input: &TextIndex,
+    ahead: Option<&ahead::Ahead>,
+) -> Diff {
+    let worth = input.chars().max(input.pass_bytes());
+    diff_in_batches(session, indices, input, ahead, (READ_AT_ONCE, worth))
+}
+
+/// [`diff_range_with`], its messages read `at_once` at a time and answered by a pass once
+/// those read since the last hold `worth` characters: `(at_once, worth)`.
+fn diff_in_batches<'a>(
     session: &'a Session,
     indices: &[usize],
     input: &TextIndex,
     ahead: Option<&ahead::Ahead>,
+    (at_once, worth): (usize, usize),
 ) -> Diff {
     let read: Vec<(usize, &'a Message)> = indices
         .iter()
@@ -178,13 +203,29 @@ pub fn diff_range_with<'a>(
     let pending_of = |&(i, m): &(usize, &'a Message)| -> Pending<'a> {
         pending_of(m, input, ahead.and_then(|a| a.take(i)))
     };
-    let mut pending: Vec<Pending> = crate::par::map(&read, 64, pending_of, |_| {});
-    let asked: Vec<&[u8]> = pending.iter().flat_map(Pending::waiting).collect();
-    let mut answers = input.longest_prefixes_of(&asked).into_iter();
-    for p in &mut pending {
-        p.answer_waiting(&mut answers);
+    let mut messages: Vec<MessageDiff> = Vec::with_capacity(read.len());
+    let mut waiting: Vec<Pending> = Vec::new();
+    let mut waiting_chars = 0;
+    let answer = |waiting: &mut Vec<Pending<'a>>, messages: &mut Vec<MessageDiff>| {
+        let asked: Vec<&[u8]> = waiting.iter().flat_map(Pending::waiting).collect();
+        let mut answers = input.longest_prefixes_of(&asked).into_iter();
+        drop(asked);
+        for mut p in waiting.drain(..) {
+            p.answer_waiting(&mut answers);
+            messages.push(p.done());
+        }
+    };
+    for some in read.chunks(at_once.max(1)) {
+        for p in crate::par::map(some, 64, pending_of, |_| {}) {
+            waiting_chars += p.raw_chars();
+            waiting.push(p);
+        }
+        if waiting_chars >= worth {
+            answer(&mut waiting, &mut messages);
+            waiting_chars = 0;
+        }
     }
-    let messages: Vec<MessageDiff> = pending.into_iter().map(Pending::done).collect();
+    answer(&mut waiting, &mut messages);
     let mut all: HashSet<&Evidence> = HashSet::default();
     let mut kept: HashSet<&Evidence> = HashSet::default();
     for m in &messages {

@@ -177,6 +177,8 @@ proptest! {
         messages in messages(),
         picks in proptest::collection::vec((0..40usize, 0..400usize, prop_oneof![Just(1usize), Just(2), Just(20)]), 0..8),
         read_ahead in 0..12usize,
+        at_once in 1..5usize,
+        worth in 0..400usize,
     ) {
         let input = input_of(&messages, &picks);
         let mut session = Session::new(Format::OPENAI_CHAT, "t", Default::default());
@@ -193,6 +195,10 @@ proptest! {
         ahead.read(&first);
         let with = diff_range_with(&session, &indices, &TextIndex::new(input.clone()), Some(&ahead));
         prop_assert_eq!(&with, &d);
+        // Messages answered a few at a time, as a large range is, are answered the same.
+        let index = TextIndex::new(input.clone());
+        let batched = diff_in_batches(&session, &indices, &index, None, (at_once, worth));
+        prop_assert_eq!(&batched, &d);
         // Each line shown with what the summarizer sees of it, as the naive search finds.
         for (md, m) in d.messages.iter().zip(&session.messages) {
             let want: Vec<(String, usize, usize)> = content_texts(m)

@@ -20,6 +20,12 @@ const ROOT: u32 = 0;
 const PIECES_MAX: usize = 4;
 const PIECE_MIN: usize = 1 << 20;
 
+/// Bytes of strings one automaton holds for a text of `text` bytes: the strings a pass over
+/// the text answers.
+pub fn chunk_bytes(text: usize) -> usize {
+    (text / 8).clamp(CHUNK_MIN, CHUNK_MAX)
+}
+
 /// For each of `strings`, the bytes of its longest prefix that occurs in `text`; and the bytes
 /// read doing it (the text once per automaton, the strings).
 pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
@@ -47,7 +53,7 @@ pub fn longest_prefixes(text: &[u8], strings: &[&[u8]]) -> (Vec<usize>, usize) {
     let distinct: Vec<&[u8]> = distinct.into_iter().map(|(s, _)| s).collect();
     let mut found: Vec<usize> = Vec::with_capacity(distinct.len());
     let mut read: usize = strings.iter().map(|s| s.len()).sum();
-    let chunk = (text.len() / 8).clamp(CHUNK_MIN, CHUNK_MAX);
+    let chunk = chunk_bytes(text.len());
     let mut from = 0;
     while from < distinct.len() {
         let mut to = from;

@@ -200,6 +200,13 @@ impl TextIndex {
         self.longest_prefixes_of(&bytes)
     }
 
+    /// Bytes of strings one pass of `longest_prefixes_of` over the text answers: strings asked
+    /// in batches of at least this many bytes read the text at most twice as often (and once
+    /// more) as all of them asked at once.
+    pub fn pass_bytes(&self) -> usize {
+        batch::chunk_bytes(self.text.len())
+    }
+
     /// `longest_prefixes` of byte strings.
     pub fn longest_prefixes_of(&self, strings: &[&[u8]]) -> Vec<usize> {
         let (found, read) = batch::longest_prefixes(self.text.as_bytes(), strings);

@@ -150,11 +150,11 @@ pub fn is_image_part(p: &Value) -> bool {
     )
 }
 
-/// `estimate_messages_tokens_rough`: `(Σ len(str(shadow)) + 3)//4 + 1500·images`.
+/// `estimate_messages_tokens_rough`: `(Σ len(str(shadow)) + 3)//4 + 1500·images`, the
+/// messages measured on every core.
 pub fn estimate_messages(msgs: &[HMsg]) -> u64 {
-    let (chars, images) = msgs
-        .iter()
-        .map(rough_size)
+    let (chars, images) = crate::par::map(msgs, 256, rough_size, |_| {})
+        .into_iter()
         .fold((0, 0), |(c, n), (mc, mn)| (c + mc, n + mn));
     rough_tokens(chars, images)
 }
