@@ -23,7 +23,11 @@ fn session_of(seed: u64, n: usize) -> Session {
             let lines: Vec<String> = (0..3)
                 .map(|k| match next() % 4 {
                     0 => format!("ok {}", next() % 100),
-                    _ => format!("message {i} line {k}: value {} of run {}", next(), next() % 977),
+                    _ => format!(
+                        "message {i} line {k}: value {} of run {}",
+                        next(),
+                        next() % 977
+                    ),
                 })
                 .collect();
             let mut m = Message::new(Role::Tool, i);

@@ -25,7 +25,7 @@ use crate::compaction::{group_messages, Grouping};
 use crate::session::{Message, Session, Usage};
 use crate::tokens::memo::{message_key, Key};
 use crate::tokens::{message_tokens, overhead, Counts, MessageCount};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 pub struct History {

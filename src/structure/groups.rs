@@ -6,7 +6,7 @@
 //! saying which groups are incomplete (a call without a result, a result without its call).
 //! Calls the provider runs itself (`server`) belong to no group.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::session::{Part, Session};
 

@@ -4,6 +4,8 @@
 //! result's declaration; linked groups re-included when any member is) and
 //! `annotate_token_counts` with the framework's estimator.
 
+use std::sync::Arc;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use serde_json::{json, Map, Value};
@@ -426,29 +428,34 @@ pub fn set_excluded(m: &mut AfMsg, excluded: bool, reason: Option<&str>) -> bool
     changed
 }
 
-/// Group ids → member message indices, kinds, and first positions.
+/// Group ids → member message indices, kinds, and first positions: each group held once, in
+/// the order its first member stands, under the id its annotation was read with (shared, not
+/// copied).
 pub struct GroupMaps {
-    pub members: HashMap<String, Vec<usize>>,
-    pub kinds: HashMap<String, GroupKind>,
-    pub starts: HashMap<String, usize>,
+    slot: HashMap<Arc<str>, usize>,
+    members: Vec<Vec<usize>>,
+    kinds: Vec<GroupKind>,
+    starts: Vec<usize>,
 }
 
 pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
     let mut g = GroupMaps {
-        members: HashMap::new(),
-        kinds: HashMap::new(),
-        starts: HashMap::new(),
+        slot: HashMap::new(),
+        members: Vec::new(),
+        kinds: Vec::new(),
+        starts: Vec::new(),
     };
-    // A valid annotation has both an id and a kind: the three maps gain a group together,
-    // at its first member.
+    // A valid annotation has both an id and a kind: a group gains its kind and start at its
+    // first member.
     for (i, m) in msgs.iter().enumerate() {
         let Some(a) = group(m) else { continue };
-        match g.members.get_mut(&*a.id) {
-            Some(members) => members.push(i),
+        match g.slot.get(&*a.id) {
+            Some(&k) => g.members[k].push(i),
             None => {
-                g.members.insert(a.id.to_string(), vec![i]);
-                g.starts.insert(a.id.to_string(), i);
-                g.kinds.insert(a.id.to_string(), a.kind);
+                g.slot.insert(Arc::clone(&a.id), g.members.len());
+                g.members.push(vec![i]);
+                g.starts.push(i);
+                g.kinds.push(a.kind);
             }
         }
     }
@@ -457,10 +464,38 @@ pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
 
 impl GroupMaps {
     pub fn kind(&self, id: &str) -> Option<GroupKind> {
-        self.kinds.get(id).copied()
+        self.slot.get(id).map(|&k| self.kinds[k])
     }
     pub fn of(&self, id: &str) -> &[usize] {
-        self.members.get(id).map(Vec::as_slice).unwrap_or_default()
+        self.slot
+            .get(id)
+            .map(|&k| self.members[k].as_slice())
+            .unwrap_or_default()
+    }
+    /// The position of the group's first member.
+    pub fn start(&self, id: &str) -> Option<usize> {
+        self.slot.get(id).map(|&k| self.starts[k])
+    }
+    /// Each group's members, the groups in the order their first members stand.
+    pub fn each(&self) -> impl Iterator<Item = &[usize]> {
+        self.members.iter().map(Vec::as_slice)
+    }
+    /// The three maps by id: members, kinds, starts.
+    #[cfg(test)]
+    pub fn by_id(
+        &self,
+    ) -> (
+        HashMap<String, Vec<usize>>,
+        HashMap<String, GroupKind>,
+        HashMap<String, usize>,
+    ) {
+        let mut out = (HashMap::new(), HashMap::new(), HashMap::new());
+        for (id, &k) in &self.slot {
+            out.0.insert(id.to_string(), self.members[k].clone());
+            out.1.insert(id.to_string(), self.kinds[k]);
+            out.2.insert(id.to_string(), self.starts[k]);
+        }
+        out
     }
 }
 

@@ -105,7 +105,7 @@ impl Batch {
 
     /// Group `id`'s start and members if its step can join the batch.
     pub fn admit(&self, id: &str) -> Option<(usize, Vec<usize>)> {
-        let at = *self.maps.starts.get(id)?;
+        let at = self.maps.start(id)?;
         if self.pending.last().is_some_and(|(last, _)| at <= *last) {
             return None;
         }

@@ -74,7 +74,7 @@ pub struct Keep {
 /// See `Known::group`.
 #[derive(Debug, Clone)]
 pub struct Group {
-    pub id: Box<str>,
+    pub id: Arc<str>,
     pub kind: super::groups::GroupKind,
     /// The index, if it fits an `i64`.
     pub index: Option<i64>,

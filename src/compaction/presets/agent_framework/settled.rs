@@ -306,7 +306,7 @@ fn settleable(msgs: &[AfMsg], outside: &Outside) -> Vec<std::ops::Range<usize>> 
     // Whether a group has members on both sides of the boundary before each position: a run
     // there would stand inside it, where a walk back over the group's messages stops.
     let mut depth = vec![0i64; msgs.len() + 2];
-    for members in g.members.values() {
+    for members in g.each() {
         if let (Some(&first), Some(&last)) = (members.first(), members.last()) {
             depth[first + 1] += 1;
             depth[last + 1] -= 1;

@@ -80,7 +80,6 @@ fn included_non_system(run: &Run, g: &GroupMaps) -> Vec<(String, Vec<usize>)> {
 pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
     let g = group_maps(&run.msgs);
     let groups = included_non_system(run, &g);
-    let starts = g.starts;
     let count: usize = groups.iter().map(|(_, m)| m.len()).sum();
     if count as i64 <= p.target_count + p.threshold {
         return false;
@@ -126,12 +125,7 @@ pub fn summarize(run: &mut Run, p: &Summarization) -> bool {
     let Some(summary) = summary_text(run) else {
         return false;
     };
-    let at = ids
-        .iter()
-        .filter_map(|id| starts.get(id))
-        .copied()
-        .min()
-        .unwrap_or(0);
+    let at = ids.iter().filter_map(|id| g.start(id)).min().unwrap_or(0);
     insert_summary(run, &summary, &chosen, ids, at);
     true
 }

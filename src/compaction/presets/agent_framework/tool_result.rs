@@ -69,7 +69,7 @@ fn step(run: &mut Run, id: &str, changed: &mut bool) -> Option<usize> {
     let g = group_maps(&run.msgs);
     let members = g.of(id).to_vec();
     let summary = collapse(run, id, &members, changed);
-    let at = g.starts.get(id).copied().unwrap_or(0);
+    let at = g.start(id).unwrap_or(0);
     run.insert(at, summary);
     annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside)
 }

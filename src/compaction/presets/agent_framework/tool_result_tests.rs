@@ -25,7 +25,7 @@ fn by_step(run: &mut Run, keep: i64) -> bool {
     for id in tools.iter().filter(|id| !keep_ids.contains(*id)) {
         let members = g.of(id).to_vec();
         let summary = collapse(run, id, &members, &mut changed);
-        let at = g.starts.get(id).copied().unwrap_or(0);
+        let at = g.start(id).unwrap_or(0);
         run.insert(at, summary);
         annotate_groups(&mut run.msgs, Some(at), false, run.v, &run.outside);
         g = group_maps(&run.msgs);
