@@ -171,24 +171,25 @@ const READ_AT_ONCE: usize = 1024;
 
 /// [`diff_range`], taking the facts already read in `ahead`.
 ///
-/// Messages are read a thousand at a time. Once the messages read since the last pass hold as
-/// many characters as the input (and at least a pass's worth, `TextIndex::pass_bytes`), one
-/// pass answers the strings they leave waiting and they are done. What waits is bounded by
-/// the input, not by the range (a range diffed against a short summary no longer holds every
-/// line it asks until the end), and each pass over the input follows at least as many
-/// characters of the range: linear in both.
+/// Messages are read a thousand at a time and answered in batches: the range is cut into as
+/// many batches of about equal size as it holds the input's bytes (at least a pass's worth,
+/// `TextIndex::pass_bytes`), and once a batch is read one pass answers what its messages left
+/// waiting. What waits is bounded by the input, not by the range (a range diffed against a
+/// short summary no longer holds every line it asks until the end), each pass over the input
+/// follows at least as many bytes of the range, and a range no larger than twice its input is
+/// answered in one pass.
 pub fn diff_range_with(
     session: &Session,
     indices: &[usize],
     input: &TextIndex,
     ahead: Option<&ahead::Ahead>,
 ) -> Diff {
-    let worth = input.chars().max(input.pass_bytes());
+    let worth = input.bytes().max(input.pass_bytes());
     diff_in_batches(session, indices, input, ahead, (READ_AT_ONCE, worth))
 }
 
-/// [`diff_range_with`], its messages read `at_once` at a time and answered by a pass once
-/// those read since the last hold `worth` characters: `(at_once, worth)`.
+/// [`diff_range_with`], its messages read `at_once` at a time and answered in batches of at
+/// least `worth` bytes: `(at_once, worth)`.
 fn diff_in_batches<'a>(
     session: &'a Session,
     indices: &[usize],
@@ -200,12 +201,15 @@ fn diff_in_batches<'a>(
         .iter()
         .filter_map(|&i| Some((i, session.messages.get(i)?)))
         .collect();
+    let sizes: Vec<usize> = read.iter().map(|(_, m)| content_bytes(m)).collect();
+    let total: usize = sizes.iter().sum();
+    let batch = total.div_ceil((total / worth.max(1)).max(1));
     let pending_of = |&(i, m): &(usize, &'a Message)| -> Pending<'a> {
         pending_of(m, input, ahead.and_then(|a| a.take(i)))
     };
     let mut messages: Vec<MessageDiff> = Vec::with_capacity(read.len());
     let mut waiting: Vec<Pending> = Vec::new();
-    let mut waiting_chars = 0;
+    let mut waiting_bytes = 0;
     let answer = |waiting: &mut Vec<Pending<'a>>, messages: &mut Vec<MessageDiff>| {
         let asked: Vec<&[u8]> = waiting.iter().flat_map(Pending::waiting).collect();
         let mut answers = input.longest_prefixes_of(&asked).into_iter();
@@ -215,14 +219,13 @@ fn diff_in_batches<'a>(
             messages.push(p.done());
         }
     };
-    for some in read.chunks(at_once.max(1)) {
-        for p in crate::par::map(some, 64, pending_of, |_| {}) {
-            waiting_chars += p.raw_chars();
-            waiting.push(p);
-        }
-        if waiting_chars >= worth {
+    let at_once = at_once.max(1);
+    for (some, sizes) in read.chunks(at_once).zip(sizes.chunks(at_once)) {
+        waiting.extend(crate::par::map(some, 64, pending_of, |_| {}));
+        waiting_bytes += sizes.iter().sum::<usize>();
+        if waiting_bytes >= batch {
             answer(&mut waiting, &mut messages);
-            waiting_chars = 0;
+            waiting_bytes = 0;
         }
     }
     answer(&mut waiting, &mut messages);
@@ -280,6 +283,24 @@ fn content_texts(m: &Message) -> Vec<Cow<'_, str>> {
         })
         .filter(|t| !t.trim().is_empty())
         .collect()
+}
+
+/// Bytes of a message's content, as `content_texts` reads it, without reading it: what a
+/// batch of the diff is measured in.
+fn content_bytes(m: &Message) -> usize {
+    fn of(p: &Part) -> usize {
+        match p {
+            Part::Opaque { .. } | Part::Image(_) => 0,
+            Part::ToolCall {
+                name, arguments, ..
+            } => name.len() + arguments.len(),
+            Part::Text { text } | Part::Summary { text } | Part::Reasoning { text, .. } => {
+                text.len()
+            }
+            Part::ToolResult { content, .. } => content.iter().map(of).sum(),
+        }
+    }
+    m.parts.iter().map(of).sum()
 }
 
 /// Characters of the non-empty lines of `text`, each trimmed: what the alignment can find.

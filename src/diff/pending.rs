@@ -107,11 +107,6 @@ impl<'a> Pending<'a> {
             .chain(&mut self.arguments)
     }
 
-    /// Characters of the message's content.
-    pub fn raw_chars(&self) -> usize {
-        self.raw_chars
-    }
-
     /// The strings still to answer, in the order `answer_waiting` takes their answers.
     pub fn waiting(&self) -> impl Iterator<Item = &[u8]> {
         let evidence = self

@@ -84,6 +84,11 @@ impl TextIndex {
         self.chars
     }
 
+    /// Bytes of the whole text.
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
     /// Steps the answers so far took, in units that each cost about the same: a bucket looked
     /// up, a candidate position compared, a byte read by a pass (of the text or a string). What
     /// the tests hold to a linear bound, without timing anything.
