@@ -16,6 +16,10 @@ use std::collections::HashMap;
 const CHUNK_MIN: usize = 1 << 20;
 const CHUNK_MAX: usize = 8 << 20;
 const ROOT: u32 = 0;
+/// Edges past which a state's are kept as a row of all 256 bytes.
+const DENSE_MIN: usize = 2;
+/// Rows of `dense` at most (a megabyte each 1,024).
+const DENSE_ROWS: usize = 4096;
 /// Pieces a text is read in at most (one per core), and the fewest bytes worth a piece.
 const PIECES_MAX: usize = 4;
 const PIECE_MIN: usize = 1 << 20;
@@ -82,6 +86,9 @@ struct Automaton {
     nodes: Vec<Node>,
     bytes: Vec<u8>,
     targets: Vec<u32>,
+    /// Rows of 256 targets (`u32::MAX`: none) of the shallowest states with more than
+    /// `DENSE_MIN` edges.
+    dense: Vec<u32>,
     depth: Vec<u32>,
 }
 
@@ -89,11 +96,14 @@ struct Automaton {
 #[derive(Clone, Copy, Default)]
 struct Node {
     fail: u32,
-    /// The state's edges are `bytes`/`targets[start..start + count]`.
+    /// The state's edges are `bytes`/`targets[start..start + count]`; for a `dense` one,
+    /// `start` is the number of its row of `dense`.
     start: u32,
     count: u16,
     /// The byte of the first edge (to state + 1), when `count > 0`.
     first: u8,
+    /// Whether the edges are a row of `dense`.
+    dense: bool,
 }
 
 impl Automaton {
@@ -149,6 +159,7 @@ impl Automaton {
                     // At most 256 edges: one per byte.
                     count: (end - start) as u16,
                     first: bytes.get(start as usize).copied().unwrap_or(0),
+                    dense: false,
                 }
             })
             .collect();
@@ -158,9 +169,32 @@ impl Automaton {
             nodes,
             bytes,
             targets,
+            dense: Vec::new(),
             depth,
         };
-        for state in a.by_depth() {
+        // The shallowest states of more than `DENSE_MIN` edges (which most bytes of a text
+        // pass through) answer from a row of all 256 bytes, their `start` then the row's
+        // number; at most `DENSE_ROWS` of them.
+        let order = a.by_depth();
+        let mut rows = 0;
+        for &state in &order {
+            let n = &mut a.nodes[state as usize];
+            if usize::from(n.count) <= DENSE_MIN {
+                continue;
+            }
+            if rows == DENSE_ROWS {
+                break;
+            }
+            a.dense.resize((rows + 1) * 256, u32::MAX);
+            let edges = n.start as usize..n.start as usize + usize::from(n.count);
+            for (&b, &t) in a.bytes[edges.clone()].iter().zip(&a.targets[edges]) {
+                a.dense[rows * 256 + usize::from(b)] = t;
+            }
+            n.start = rows as u32;
+            n.dense = true;
+            rows += 1;
+        }
+        for state in order {
             let (parent, b) = into[state as usize];
             if parent == ROOT {
                 continue;
@@ -194,6 +228,10 @@ impl Automaton {
         }
         if n.count == 1 {
             return None;
+        }
+        if n.dense {
+            let t = self.dense[n.start as usize * 256 + usize::from(b)];
+            return (t != u32::MAX).then_some(t);
         }
         let from = n.start as usize + 1;
         let to = n.start as usize + usize::from(n.count);
@@ -373,7 +411,7 @@ mod tests {
             sorted.dedup();
             let a = Automaton::new(&sorted);
             for (s, n) in a.nodes.iter().enumerate() {
-                if n.count > 0 {
+                if n.count > 0 && !n.dense {
                     prop_assert_eq!(a.targets[n.start as usize] as usize, s + 1);
                     prop_assert_eq!(a.bytes[n.start as usize], n.first);
                 }
