@@ -462,6 +462,14 @@ pub fn group_maps(msgs: &[AfMsg]) -> GroupMaps {
     g
 }
 
+/// Members, kinds and starts, each a map by group id.
+#[cfg(test)]
+pub type ById = (
+    HashMap<String, Vec<usize>>,
+    HashMap<String, GroupKind>,
+    HashMap<String, usize>,
+);
+
 impl GroupMaps {
     pub fn kind(&self, id: &str) -> Option<GroupKind> {
         self.slot.get(id).map(|&k| self.kinds[k])
@@ -482,13 +490,7 @@ impl GroupMaps {
     }
     /// The three maps by id: members, kinds, starts.
     #[cfg(test)]
-    pub fn by_id(
-        &self,
-    ) -> (
-        HashMap<String, Vec<usize>>,
-        HashMap<String, GroupKind>,
-        HashMap<String, usize>,
-    ) {
+    pub fn by_id(&self) -> ById {
         let mut out = (HashMap::new(), HashMap::new(), HashMap::new());
         for (id, &k) in &self.slot {
             out.0.insert(id.to_string(), self.members[k].clone());

@@ -171,14 +171,7 @@ fn an_estimate_kept_with_shared_contents_equals_a_fresh_one() {
 }
 
 /// The group maps as built before: each map filled on its own, an id copied for each.
-#[allow(clippy::type_complexity)]
-fn group_maps_oracle(
-    msgs: &[AfMsg],
-) -> (
-    HashMap<String, Vec<usize>>,
-    HashMap<String, GroupKind>,
-    HashMap<String, usize>,
-) {
+fn group_maps_oracle(msgs: &[AfMsg]) -> ById {
     let (mut members, mut kinds, mut starts) = (HashMap::new(), HashMap::new(), HashMap::new());
     for (i, m) in msgs.iter().enumerate() {
         let Some(id) = group_id(m) else { continue };
