@@ -62,6 +62,41 @@ fn work_for(seed: u64, n: usize, long: bool) -> u64 {
     index.work()
 }
 
+/// The index's work for diffing `n` tool results that hold a call id and no content against
+/// an input of `20 · n` bytes.
+fn work_for_ids(n: usize) -> u64 {
+    let mut session = Session::new(Format::OPENAI_CHAT, "t", Default::default());
+    session.messages = (0..n)
+        .map(|i| {
+            let mut m = Message::new(Role::Tool, i);
+            m.index = i;
+            m.parts = vec![Part::ToolResult {
+                call_id: format!("c{i}"),
+                content: Vec::new(),
+                is_error: None,
+            }];
+            m
+        })
+        .collect();
+    let input: String = (0..n).map(|i| format!("result {i:>12} ok\n")).collect();
+    let index = TextIndex::new(input);
+    let indices: Vec<usize> = (0..n).collect();
+    let d = diff_range(&session, &indices, &index);
+    assert_eq!(d.messages.len(), n);
+    index.work()
+}
+
+/// A range of little content is not answered a pass per thousand messages: doubling it and
+/// its input at most a little more than doubles the work.
+#[test]
+fn a_range_of_call_ids_alone_is_answered_in_few_passes() {
+    let (one, two) = (work_for_ids(6_000), work_for_ids(12_000));
+    assert!(
+        two as f64 <= 2.3 * one as f64,
+        "work {one} for 6,000 results, {two} for 12,000"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4))]
     #[test]

@@ -203,7 +203,9 @@ fn diff_in_batches<'a>(
         .collect();
     let sizes: Vec<usize> = read.iter().map(|(_, m)| content_bytes(m)).collect();
     let total: usize = sizes.iter().sum();
-    let batch = total.div_ceil((total / worth.max(1)).max(1));
+    // Never under `worth`: a range of little content (tool results of call ids alone) is
+    // not answered a pass per thousand messages.
+    let batch = total.div_ceil((total / worth.max(1)).max(1)).max(worth);
     let pending_of = |&(i, m): &(usize, &'a Message)| -> Pending<'a> {
         pending_of(m, input, ahead.and_then(|a| a.take(i)))
     };
@@ -285,19 +287,24 @@ fn content_texts(m: &Message) -> Vec<Cow<'_, str>> {
         .collect()
 }
 
-/// Bytes of a message's content, as `content_texts` reads it, without reading it: what a
-/// batch of the diff is measured in.
+/// Bytes of what the diff reads of a message (its content, as `content_texts` reads it, and
+/// its call ids), without reading it: what a batch of the diff is measured in.
 fn content_bytes(m: &Message) -> usize {
     fn of(p: &Part) -> usize {
         match p {
             Part::Opaque { .. } | Part::Image(_) => 0,
             Part::ToolCall {
-                name, arguments, ..
-            } => name.len() + arguments.len(),
+                id,
+                name,
+                arguments,
+                ..
+            } => id.len() + name.len() + arguments.len(),
             Part::Text { text } | Part::Summary { text } | Part::Reasoning { text, .. } => {
                 text.len()
             }
-            Part::ToolResult { content, .. } => content.iter().map(of).sum(),
+            Part::ToolResult {
+                call_id, content, ..
+            } => call_id.len() + content.iter().map(of).sum::<usize>(),
         }
     }
     m.parts.iter().map(of).sum()
