@@ -16,7 +16,9 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
 VERSION="${GOOSE_VERSION:-1.52.0}"
 WORK="$(mktemp -d)"; echo "work: $WORK"
-PROJECT=/tmp/project
+# The project's path, as the recorded sessions name it: GOOSE_ORACLE_PROJECT (default
+# /tmp/project, where the committed goldens were recorded; a rerun must use it to match them).
+PROJECT="${GOOSE_ORACLE_PROJECT:-/tmp/project}"
 OUT="$REPO/fixtures/goose"
 trap 'kill "${MODEL_PID:-0}" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 

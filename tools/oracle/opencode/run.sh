@@ -21,7 +21,9 @@ MODE="${1:-storage}"
 if [ "$MODE" = db ]; then DEFAULT_VERSION=1.18.33; else DEFAULT_VERSION=1.1.65; fi
 VERSION="${OPENCODE_VERSION:-$DEFAULT_VERSION}"
 WORK="$(mktemp -d)"; echo "work: $WORK"
-PROJECT=/tmp/project
+# The project's path, as the recorded sessions name it: OPENCODE_ORACLE_PROJECT (default
+# /tmp/project, where the committed goldens were recorded; a rerun must use it to match them).
+PROJECT="${OPENCODE_ORACLE_PROJECT:-/tmp/project}"
 OUT="$REPO/fixtures/opencode"
 [ "$MODE" = db ] && OUT="$OUT/db"
 trap 'kill "${MODEL_PID:-0}" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
@@ -62,8 +64,8 @@ JSON
     --log-dir "$WORK/requests-$name" --tools-only --side-text "Scripted summary" &
   MODEL_PID=$!
   sleep 1
-  # The project is mounted at /tmp/project in a mount namespace of its own, so the path the
-  # session records is the same on every machine and no other /tmp/project is touched.
+  # The project is mounted at $PROJECT in a mount namespace of its own, so the path the
+  # session records is the same on every machine and no other $PROJECT is touched.
   mkdir -p "$PROJECT"
   unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"' \
     sh "$project" "$PROJECT" env -i PATH="$PATH" HOME="$home" XDG_CONFIG_HOME="$home/.config" \

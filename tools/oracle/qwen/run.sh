@@ -5,10 +5,10 @@
 #
 # Installs the pinned version into a temp dir, starts the scripted model on a free loopback port
 # for each case (<case>.json beside this script), runs `qwen -p PROMPT --yolo` in a scratch
-# project at /tmp/project with HOME inside the temp dir, and copies the chat recording
+# project (QWEN_ORACLE_PROJECT, default /tmp/project) with HOME inside the temp dir, and copies the chat recording
 # (~/.qwen/projects/-tmp-project/chats/<sessionId>.jsonl) to fixtures/qwen-code/<case>.jsonl.
-# When it can (root, `unshare`), each run gets a private tmpfs /tmp, so it neither touches nor
-# sees anything another process keeps in /tmp/project. Not run by CI: the recordings are
+# When it can (root, `unshare`), each run gets a private tmpfs on the project's parent, so it
+# neither touches nor sees anything another process keeps there. Not run by CI: the recordings are
 # committed. Needs node (>= 20), npm, python3. KEEP_REQUESTS=<dir> keeps each case's model
 # requests, stdout and stderr there.
 #
@@ -19,6 +19,10 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
 VERSION=0.15.10
 OUT="$ROOT/fixtures/qwen-code"
+# The scratch project's path, as the recordings name it: QWEN_ORACLE_PROJECT (default
+# /tmp/project, where the committed recordings were made; a rerun must use it to match them).
+# The private tmpfs is mounted on its parent.
+PROJECT="${QWEN_ORACLE_PROJECT:-/tmp/project}"
 # Outside /tmp (with `unshare` the runs get a private /tmp, see below): under the repository's
 # target/, or QWEN_ORACLE_WORK.
 mkdir -p "${QWEN_ORACLE_WORK:-$ROOT/target/oracle}"
@@ -68,9 +72,9 @@ run_case() {
   done
   local body
   body="$(cat <<SH
-if [ "\${PRIVATE:-}" = 1 ]; then mount -t tmpfs tmpfs /tmp; fi
-mkdir -p /tmp/project
-cd /tmp/project
+if [ "\${PRIVATE:-}" = 1 ]; then mount -t tmpfs tmpfs "$(dirname "$PROJECT")"; fi
+mkdir -p "$PROJECT"
+cd "$PROJECT"
 printf '# hello\n\nA tiny greeting script.\n' > README.md
 printf 'print("hello")\n' > hello.py
 for i in \$(seq 80); do echo "- note \$i: the greeting must stay short and friendly."; done > notes.md
